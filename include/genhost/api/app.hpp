@@ -1,0 +1,61 @@
+// genhost/api/app.hpp
+//
+// Provides App: everything the HTTP handlers need, and RegisterRoutes, which writes genhost's
+// route table. Each resource's handlers live in their own file (src/api/<resource>.cpp).
+//
+// Every /v1 route except the public ones authenticates the caller (401), then checks the
+// `X-Service-Version` header (400), then runs its handler. Expected failures come back as
+// ApiError values; a lost database becomes 503 with Retry-After.
+#pragma once
+
+#include "genhost/auth/auth.hpp"
+#include "genhost/catalog/catalog.hpp"
+#include "genhost/http/metrics.hpp"
+#include "genhost/http/router.hpp"
+#include "genhost/outputs/output_store.hpp"
+#include "genhost/store/database.hpp"
+#include "genhost/store/orgs.hpp"
+#include "genhost/store/tasks_repo.hpp"
+#include "genhost/validate/schema_set.hpp"
+
+#include <boost/asio/thread_pool.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace genhost::api {
+
+inline constexpr std::string_view kServiceVersion = "2024-11-06";
+
+struct App {
+    store::Database& db;
+    store::TaskRepo& tasks;
+    auth::Authenticator& authenticator;
+    std::shared_ptr<const validate::SchemaSet> schemas;
+    std::shared_ptr<const catalog::Catalog> catalog;
+    outputs::OutputStore& outputs;
+    outputs::UrlSigner& signer;
+    http::Metrics& metrics;
+    boost::asio::thread_pool& blocking;  // file I/O and other blocking work
+    std::string doc_url;
+    double output_url_ttl_seconds = 86400;
+    std::size_t max_json_depth = 64;
+    // Extra gauges for /metrics (workers running here, listener state, ...).
+    std::function<std::vector<http::Sample>()> extra_gauges;
+};
+
+// RegisterRoutes adds every route of genhost to `router`.
+void RegisterRoutes(http::Router& router, App& app);
+
+// TierLimits is what an organization's tier allows for one model.
+struct TierLimits {
+    int max_concurrent = 0;
+    int max_daily = 0;
+};
+
+// LimitsFor looks up `tier` in the catalog's tier table (an unknown tier gets the nearest lower
+// one, or the lowest).
+TierLimits LimitsFor(const catalog::Catalog& catalog, int tier, const std::string& model);
+
+}  // namespace genhost::api

@@ -1,0 +1,61 @@
+// genhost/config/settings.hpp
+//
+// Provides Settings, every knob of `genhost serve`, read from the environment (GENHOST_*,
+// DATABASE_URL) and overridden by command-line flags. docs/configuration.md lists them all.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace genhost::config {
+
+struct Settings {
+    std::string listen_host = "127.0.0.1";
+    unsigned short listen_port = 8080;
+    std::string database_url;  // required for serve / migrate / keys / tasks
+    std::string api_key;       // provisioned for the default organization when set
+    std::string default_org = "default";
+    int default_tier = 5;
+    std::string data_dir = "var/data";  // outputs live under data_dir/outputs
+    std::string public_url;             // base of output URLs; default http://listen
+    std::string log_level = "info";     // trace, debug, info, warn, error
+    std::string log_format = "json";    // json or text
+    std::string role = "all";           // all, api or worker
+    int io_threads = 2;
+    int db_threads = 8;
+    int workers = 2;
+    std::size_t max_body_bytes = 24 * 1024 * 1024;  // 16 MB of media as base64 plus JSON
+    std::size_t max_header_bytes = 16 * 1024;
+    double read_timeout_seconds = 30;
+    double drain_timeout_seconds = 20;
+    double output_url_ttl_seconds = 24 * 3600;
+    double lease_seconds = 30;
+    int max_attempts = 3;
+    double latency_scale = 0;  // 0: as fast as possible; 1: the catalog's typical latency
+    std::string tiers_file;    // replaces the embedded schemas/tiers.json
+    std::string port_file;     // write the bound port here once listening
+    std::string doc_url;       // docUrl of 400 bodies; default public_url + /docs/errors
+};
+
+// ParseResult is the outcome of reading the command line.
+struct ParseResult {
+    Settings settings;
+    std::vector<std::string> positional;  // subcommand and its arguments
+    std::string error;                    // non-empty: print it and exit 2
+    bool help = false;
+    std::string help_text;
+};
+
+using Getenv = std::function<std::optional<std::string>(const std::string&)>;
+
+// Parse reads the environment through `getenv`, then the flags of `argv`; unknown flags and
+// malformed values are reported in ParseResult::error.
+ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv);
+
+// ProcessEnv reads the real process environment.
+std::optional<std::string> ProcessEnv(const std::string& name);
+
+}  // namespace genhost::config

@@ -1,0 +1,45 @@
+// genhost/core/crypto.hpp
+//
+// Provides the small cryptographic helpers genhost needs, on OpenSSL 3: SHA-256, HMAC-SHA-256,
+// secure random bytes, constant-time comparison, hex and base64 codecs. All are thread-safe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace genhost {
+
+using Sha256Digest = std::array<std::uint8_t, 32>;
+
+// Sha256 returns the SHA-256 digest of `data`.
+Sha256Digest Sha256(std::string_view data);
+
+// HmacSha256 returns HMAC-SHA-256 of `data` under `key`.
+Sha256Digest HmacSha256(std::string_view key, std::string_view data);
+
+// RandomBytes returns `n` bytes from OpenSSL's CSPRNG.
+std::string RandomBytes(std::size_t n);
+
+// ConstantTimeEqual compares two byte strings without an early exit on the first difference.
+bool ConstantTimeEqual(std::string_view a, std::string_view b);
+
+// HexEncode returns lowercase hex of `data`.
+std::string HexEncode(std::string_view data);
+std::string HexEncode(const Sha256Digest& digest);
+
+// HexDecode decodes hex (either case); nullopt on odd length or a non-hex character.
+std::optional<std::string> HexDecode(std::string_view hex);
+
+// Base64Encode returns standard base64 with padding; Base64UrlEncode the URL-safe alphabet
+// without padding.
+std::string Base64Encode(std::string_view data);
+std::string Base64UrlEncode(std::string_view data);
+
+// Base64Decode strictly decodes standard base64 (padding required, no whitespace); nullopt on
+// malformed input.
+std::optional<std::string> Base64Decode(std::string_view b64);
+
+}  // namespace genhost

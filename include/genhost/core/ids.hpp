@@ -1,0 +1,22 @@
+// genhost/core/ids.hpp
+//
+// Provides UUID v4 generation and checking. Ids are random (OpenSSL's CSPRNG), so they are not
+// guessable; organisation scoping still guards every lookup.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace genhost {
+
+// NewUuid returns a fresh random UUID v4 in lowercase canonical form.
+std::string NewUuid();
+
+// IsUuid reports whether `s` is a canonical UUID (8-4-4-4-12 hex digits, either case).
+bool IsUuid(std::string_view s);
+
+// IsUuidV4 reports whether `s` is a canonical UUID whose version nibble is 4 and whose variant
+// is RFC 4122 (8, 9, a or b), the "uuid" format of SPEC.md.
+bool IsUuidV4(std::string_view s);
+
+}  // namespace genhost

@@ -1,0 +1,50 @@
+// genhost/http/router.hpp
+//
+// Provides Router, the explicit route table: method + path pattern + handler. Patterns are
+// literal segments and `{name}` parameters (one whole segment each). Matching an unknown path
+// gives kNotFound for every method; a known path with another method gives kMethodNotAllowed
+// with the methods it does allow (HEAD is allowed wherever GET is).
+#pragma once
+
+#include "genhost/http/message.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace genhost::http {
+
+using Handler = std::function<boost::asio::awaitable<Response>(Request&)>;
+
+class Router {
+  public:
+    // Add registers `handler` for `method` on `pattern` (e.g. "/v1/tasks/{id}").
+    void Add(std::string method, std::string pattern, Handler handler);
+
+    struct Match {
+        enum class Kind { kFound, kNotFound, kMethodNotAllowed } kind = Kind::kNotFound;
+        const Handler* handler = nullptr;
+        std::string pattern;
+        std::map<std::string, std::string> params;
+        std::vector<std::string> allow;
+    };
+
+    // Find matches `method` and decoded `path`.
+    Match Find(std::string_view method, std::string_view path) const;
+
+  private:
+    struct Route {
+        std::string method;
+        std::string pattern;
+        std::vector<std::string> segments;
+        Handler handler;
+    };
+    static bool MatchSegments(const Route& route, const std::vector<std::string_view>& segments,
+                              std::map<std::string, std::string>* params);
+    std::vector<Route> routes_;
+};
+
+}  // namespace genhost::http

@@ -1,0 +1,93 @@
+// genhost/http/server.hpp
+//
+// Provides Server: the Boost.Beast HTTP/1.1 front end. One C++20 coroutine per connection on a
+// strand of a multi-threaded io_context; keep-alive; limits on header size, body size (413 when
+// the announced or received body is larger, before reading it) and the time to read a request.
+// Every response carries X-Request-Id (the client's, when it sent a sane one); every request is
+// counted in Metrics and written as one JSON access-log line.
+//
+// Handlers run on the I/O threads and must not block: they co_await the database and blocking
+// pools. An exception escaping a handler becomes a 500 whose body reveals nothing; the log line
+// carries the details and the request id.
+//
+// Shutdown(): stop accepting, close idle keep-alive connections, let in-flight requests finish
+// (their responses say Connection: close) up to a deadline, then stop the I/O threads.
+#pragma once
+
+#include "genhost/http/metrics.hpp"
+#include "genhost/http/router.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace genhost::http {
+
+struct ServerOptions {
+    std::string host = "127.0.0.1";
+    unsigned short port = 8080;
+    int io_threads = 2;
+    std::size_t max_body_bytes = 24 * 1024 * 1024;
+    std::size_t max_header_bytes = 16 * 1024;
+    std::chrono::milliseconds read_timeout{30000};
+    std::string doc_url;
+};
+
+class Server {
+  public:
+    Server(ServerOptions options, const Router& router, Metrics& metrics);
+    ~Server();
+    Server(const Server&) = delete;
+    Server& operator=(const Server&) = delete;
+
+    // Listen binds and listens (port 0 picks a free port); throws on failure.
+    void Listen();
+
+    // Port returns the bound port (after Listen).
+    unsigned short Port() const { return port_; }
+
+    // Start runs the accept loop and the I/O threads; returns at once.
+    void Start();
+
+    // Shutdown drains as described above and joins the I/O threads; safe to call twice.
+    void Shutdown(std::chrono::milliseconds timeout);
+
+    // InFlight returns the number of requests being handled now.
+    int InFlight() const { return in_flight_.load(); }
+
+    boost::asio::io_context& Io() { return io_; }
+
+  private:
+    struct Session;
+    friend struct SessionAccess;
+
+    ServerOptions options_;
+    const Router& router_;
+    Metrics& metrics_;
+    boost::asio::io_context io_;
+    boost::asio::ip::tcp::acceptor acceptor_;
+    unsigned short port_ = 0;
+    std::vector<std::thread> threads_;
+    std::atomic<bool> stopping_{false};
+    std::atomic<int> in_flight_{0};
+    std::atomic<int> sessions_{0};
+    std::mutex sessions_mu_;
+    std::set<std::shared_ptr<Session>> live_;
+    bool shut_down_ = false;
+
+  public:
+    // Internal, used by the connection coroutine.
+    boost::asio::awaitable<void> RunSession(std::shared_ptr<Session> session);
+    boost::asio::awaitable<void> AcceptLoop();
+    boost::asio::awaitable<Response> Dispatch(Request& request);
+};
+
+}  // namespace genhost::http

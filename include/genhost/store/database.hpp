@@ -1,0 +1,106 @@
+// genhost/store/database.hpp
+//
+// Provides Database: a pool of K threads, each owning one libpqxx connection (a connection and
+// everything made from it belong to one thread, as libpqxx requires). Coroutines on I/O threads
+// `co_await Run(job)` to hop onto a database thread and back; worker threads call RunSync. No
+// libpqxx call ever runs on an I/O thread.
+//
+// Statements are named and prepared on every connection when it opens (Prepare registers them
+// before Start). A lost connection is reopened lazily, with backoff, on the next job; while the
+// server is unreachable, jobs fail fast with DatabaseUnavailable, which the HTTP layer maps to 503.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace pqxx {
+class connection_base;
+}
+
+namespace genhost::store {
+
+// DatabaseUnavailable is thrown into a job's caller when no connection could be made or the
+// connection broke during the job.
+class DatabaseUnavailable : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// PoolStats is a snapshot for /metrics.
+struct PoolStats {
+    int size = 0;
+    int busy = 0;
+    std::size_t queued = 0;
+    std::uint64_t jobs = 0;
+    std::uint64_t failures = 0;
+};
+
+class Database {
+  public:
+    using Job = std::function<void(pqxx::connection_base&)>;
+
+    // Database prepares a pool of `threads` connections to `dsn`; nothing connects until Start.
+    Database(std::string dsn, int threads);
+    ~Database();
+    Database(const Database&) = delete;
+    Database& operator=(const Database&) = delete;
+
+    // Prepare registers a named statement prepared on every connection. Call before Start.
+    void Prepare(std::string name, std::string sql);
+
+    // Start launches the threads. Connections open lazily on first use.
+    void Start();
+
+    // Stop finishes queued jobs and joins the threads.
+    void Stop();
+
+    // Run executes `job` on a database thread; the awaiting coroutine resumes on its own executor.
+    // Exceptions thrown by the job are rethrown to the caller; connection failures arrive as
+    // DatabaseUnavailable.
+    boost::asio::awaitable<void> Run(Job job);
+
+    // RunSync executes `job` on a database thread and blocks the calling (non-I/O) thread.
+    void RunSync(Job job);
+
+    // Stats returns pool usage counters.
+    PoolStats Stats() const;
+
+    const std::string& dsn() const { return dsn_; }
+
+  private:
+    using Task = std::function<void(pqxx::connection_base*, std::exception_ptr)>;
+    void Enqueue(Job job, std::function<void(std::exception_ptr)> done);
+    void ThreadMain(int index);
+
+    std::string dsn_;
+    int threads_count_;
+    std::vector<std::pair<std::string, std::string>> statements_;
+    std::vector<std::thread> threads_;
+    mutable std::mutex mu_;
+    std::condition_variable cv_;
+    struct Pending {
+        Job job;
+        std::function<void(std::exception_ptr)> done;
+    };
+    std::deque<Pending> queue_;
+    bool stopping_ = false;
+    std::atomic<int> busy_{0};
+    std::atomic<std::uint64_t> jobs_{0};
+    std::atomic<std::uint64_t> failures_{0};
+};
+
+// IsConnectionError reports whether `e` means the database is unreachable rather than a query
+// error (used by code that talks to libpqxx outside the pool, e.g. the notification listener).
+bool IsConnectionError(const std::exception& e);
+
+}  // namespace genhost::store

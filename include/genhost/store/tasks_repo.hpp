@@ -1,0 +1,137 @@
+// genhost/store/tasks_repo.hpp
+//
+// Provides TaskRepo: the task records and the queue in PostgreSQL. Claims use
+// `FOR UPDATE SKIP LOCKED`; a claimed task carries a lease (owner + expiry) that its worker renews
+// by heartbeat; every transition out of RUNNING is a compare-and-set on the lease. The state
+// machine itself lives in SQL functions (migrations/0001_init.sql) so every node applies it
+// atomically.
+//
+// Awaitable methods are for I/O-thread coroutines; *Sync methods block and are for worker
+// threads and the command line. Errors: DatabaseUnavailable when the database is unreachable;
+// std::runtime_error for unexpected SQL failures. Ids that are not UUIDs are reported as
+// not found, never sent to SQL.
+#pragma once
+
+#include "genhost/core/clock.hpp"
+#include "genhost/store/database.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace genhost::store {
+
+// TaskRecord is a task as GET /v1/tasks/{id} shows it.
+struct TaskRecord {
+    std::string id;
+    std::string endpoint;
+    std::string model;
+    std::string status;  // PENDING, THROTTLED, RUNNING, SUCCEEDED, FAILED, CANCELLED
+    SysTime created_at;
+    double estimated_credits = 0;
+    std::optional<double> progress;
+    std::vector<std::string> outputs;  // output object names, SUCCEEDED only
+    std::optional<std::string> failure;
+    std::optional<std::string> failure_code;
+};
+
+// NewTask is what POST stores.
+struct NewTask {
+    std::string id;
+    std::string org_id;
+    std::string endpoint;
+    std::string model;
+    std::string limit_key;   // the model's concurrency group
+    std::string input_json;  // validated request, defaults applied
+    double estimated_credits = 0;
+    int max_concurrent = 0;
+    int max_daily = 0;
+};
+
+struct CreateResult {
+    enum class Kind { kCreated, kRateLimited } kind = Kind::kCreated;
+    std::string status;  // PENDING or THROTTLED when created
+    SysTime created_at;
+    int retry_after_seconds = 0;  // when rate limited
+};
+
+struct CancelResult {
+    enum class Kind { kNotFound, kCancelled, kDeleted, kAlreadyFinished } kind = Kind::kNotFound;
+    std::vector<std::string> outputs;  // kDeleted: output names to remove from the store
+};
+
+// ClaimedTask is a task a worker now runs.
+struct ClaimedTask {
+    std::string id;
+    std::string org_id;
+    std::string endpoint;
+    std::string model;
+    std::string input_json;
+    int attempts = 0;
+};
+
+// ThrottledGroup is an (organization, limit key) with THROTTLED tasks waiting.
+struct ThrottledGroup {
+    std::string org_id;
+    std::string limit_key;
+    std::string model;  // model of the oldest waiting task (for tier overrides)
+    int tier = 1;
+};
+
+class TaskRepo {
+  public:
+    explicit TaskRepo(Database& db) : db_(db) {}
+
+    // Prepare registers this repository's statements with `db` (before db.Start()).
+    static void Prepare(Database& db);
+
+    // Create stores `task` (committed before it returns) and notifies idle workers.
+    boost::asio::awaitable<CreateResult> Create(NewTask task);
+
+    // Get returns the task `id` of organization `org_id`, unless deleted.
+    boost::asio::awaitable<std::optional<TaskRecord>> Get(std::string org_id, std::string id);
+
+    // Cancel stops an unfinished task or, with `remove`, deletes a finished one (DELETE
+    // /v1/tasks/{id}). An empty `org_id` means any organization (operator command).
+    boost::asio::awaitable<CancelResult> Cancel(std::string org_id, std::string id, bool remove);
+    CancelResult CancelSync(const std::string& org_id, const std::string& id, bool remove);
+
+    // ClaimSync takes the oldest PENDING task for `owner` with a lease of `lease_seconds`.
+    std::optional<ClaimedTask> ClaimSync(const std::string& owner, double lease_seconds);
+
+    // HeartbeatSync renews every lease `owner` holds and returns the ids still held.
+    std::vector<std::string> HeartbeatSync(const std::string& owner, double lease_seconds);
+
+    // SetProgressSync records `progress` (0..1); false if `owner` no longer holds the task.
+    bool SetProgressSync(const std::string& id, const std::string& owner, double progress);
+
+    // FinishSync ends a RUNNING task held by `owner` as SUCCEEDED (with `outputs`) or FAILED
+    // (with `failure` and `failure_code`); false if the lease was lost (cancelled or re-queued).
+    bool FinishSync(const std::string& id, const std::string& owner, const std::string& status,
+                    const std::vector<std::string>& outputs, const std::string& failure,
+                    const std::string& failure_code);
+
+    // ReleaseOwnedSync puts every task `owner` holds back in the queue (graceful shutdown).
+    int ReleaseOwnedSync(const std::string& owner);
+
+    // RequeueExpiredSync re-queues RUNNING tasks whose lease expired (or fails those that used
+    // `max_attempts`); returns how many were re-queued.
+    int RequeueExpiredSync(int max_attempts);
+
+    // ThrottledGroupsSync lists the groups with THROTTLED tasks.
+    std::vector<ThrottledGroup> ThrottledGroupsSync();
+
+    // PromoteSync recounts a group's slots and promotes waiting tasks under `limit`.
+    int PromoteSync(const std::string& org_id, const std::string& limit_key, int limit);
+
+    // StatusCountsSync counts tasks by status (deleted ones excluded), for /metrics.
+    std::map<std::string, long long> StatusCountsSync();
+
+  private:
+    Database& db_;
+};
+
+}  // namespace genhost::store

@@ -1,0 +1,99 @@
+// genhost/tasks/worker_pool.hpp
+//
+// Provides WorkerPool: the in-process workers that run queued tasks, and the background jobs
+// that keep the queue healthy on every node.
+//
+// - Workers (N threads) claim the oldest PENDING task under a lease, run its provider, store its
+//   outputs and end it with a compare-and-set on the lease. They sleep until a `genhost_tasks`
+//   notification (Wake) or a one-second poll.
+// - The heartbeat renews this node's leases every lease/3 and cancels local work whose lease was
+//   lost (cancelled through the API, or re-queued after this node stalled).
+// - The sweeper re-queues tasks whose lease expired (their process died) and promotes THROTTLED
+//   tasks when slots are free, oldest first.
+//
+// Cancellation reaches running work within ~100 ms of the `genhost_cancel` notification, and by
+// the next heartbeat at worst; cancelled work leaves no output behind.
+#pragma once
+
+#include "genhost/catalog/catalog.hpp"
+#include "genhost/outputs/output_store.hpp"
+#include "genhost/providers/provider.hpp"
+#include "genhost/store/tasks_repo.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace genhost::tasks {
+
+struct WorkerOptions {
+    std::string owner;  // unique per process, e.g. host:pid:uuid
+    int workers = 2;    // 0: run no workers (API-only node), still sweep
+    double lease_seconds = 30;
+    int max_attempts = 3;
+    std::chrono::milliseconds poll_interval{1000};
+    std::chrono::milliseconds sweep_interval{1000};
+};
+
+// LimitsFn returns the concurrency limit of `model` for an organization of `tier`.
+using ConcurrencyLimitFn = std::function<int(int tier, const std::string& model)>;
+
+class WorkerPool {
+  public:
+    WorkerPool(WorkerOptions options, store::TaskRepo& repo, const catalog::Catalog& catalog,
+               std::map<std::string, providers::Provider*> providers, outputs::OutputStore& store,
+               ConcurrencyLimitFn limit);
+    ~WorkerPool();
+    WorkerPool(const WorkerPool&) = delete;
+    WorkerPool& operator=(const WorkerPool&) = delete;
+
+    void Start();
+
+    // Wake makes an idle worker look for work now.
+    void Wake();
+
+    // CancelLocal cancels task `task_id` if it runs here; an empty id re-checks every lease.
+    void CancelLocal(const std::string& task_id);
+
+    // Stop stops claiming, waits up to `grace` for running tasks, cancels the rest, puts their
+    // tasks back in the queue and joins every thread.
+    void Stop(std::chrono::milliseconds grace);
+
+    // Running returns the number of tasks running here now.
+    int Running() const;
+
+  private:
+    struct Job {
+        std::atomic<bool> cancelled{false};
+    };
+    void WorkerMain();
+    void RunTask(const store::ClaimedTask& task);
+    void HeartbeatMain();
+    void SweepMain();
+    void Heartbeat();
+    void Sleep(std::chrono::milliseconds d);
+
+    WorkerOptions options_;
+    store::TaskRepo& repo_;
+    const catalog::Catalog& catalog_;
+    std::map<std::string, providers::Provider*> providers_;
+    outputs::OutputStore& store_;
+    ConcurrencyLimitFn limit_;
+
+    std::atomic<bool> stop_claiming_{false};
+    std::atomic<bool> stop_{false};
+    mutable std::mutex mu_;
+    std::condition_variable wake_cv_;
+    std::condition_variable sleep_cv_;
+    std::uint64_t wake_count_ = 0;
+    std::map<std::string, std::shared_ptr<Job>> running_;
+    std::vector<std::thread> threads_;
+};
+
+}  // namespace genhost::tasks

@@ -1,0 +1,81 @@
+// genhost/validate/schema_set.hpp
+//
+// Provides SchemaSet: every request schema of schemas/*.json compiled into validators. The schema
+// documents are the single source of truth for request bodies; the same documents are assembled
+// into the published OpenAPI document. The dialect is described in docs/schemas.md.
+//
+// Validation never throws on bad input: it returns every issue at once, each {code, path, message}
+// with zod-style codes, in a stable order. Compile() throws std::runtime_error for a broken schema
+// document (a startup failure, never a request failure).
+//
+// Thread-safety: a compiled SchemaSet is immutable and may be shared by all threads.
+#pragma once
+
+#include "genhost/core/error.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace genhost::validate {
+
+// EndpointInfo is what a schema document says about the endpoint it describes (its
+// "x-endpoint" object).
+struct EndpointInfo {
+    std::string name;    // e.g. "text_to_image"
+    std::string method;  // e.g. "POST"
+    std::string path;    // e.g. "/v1/text_to_image"
+    std::string kind;    // "generation" for task-creating endpoints
+    std::string summary;
+};
+
+// SchemaDocument is one file of schemas/: its path (e.g. "schemas/text_to_image.json") and text.
+struct SchemaDocument {
+    std::string path;
+    std::string text;
+};
+
+class SchemaSet {
+  public:
+    // Compile parses and compiles `documents`; throws std::runtime_error naming the document and
+    // the JSON pointer of the first problem found.
+    static std::shared_ptr<const SchemaSet> Compile(const std::vector<SchemaDocument>& documents);
+
+    // Endpoints lists the documents that describe an endpoint (have "x-endpoint"), sorted by name.
+    const std::vector<EndpointInfo>& Endpoints() const;
+
+    // FindEndpoint returns the endpoint called `name`, or nullptr.
+    const EndpointInfo* FindEndpoint(std::string_view name) const;
+
+    // Validate checks `body` against the request schema of endpoint `name`; an empty vector means
+    // valid. Issues come in a stable order: schema property order, then unrecognized keys, then
+    // cross-field rules in declaration order. The number of issues is capped (kMaxIssues).
+    std::vector<Issue> Validate(std::string_view name, const nlohmann::json& body) const;
+
+    // ApplyDefaults returns a copy of a *valid* `body` with every schema `default` filled in for
+    // the fields the caller omitted (recursively, following the selected union branch).
+    nlohmann::json ApplyDefaults(std::string_view name, const nlohmann::json& body) const;
+
+    // Document returns the parsed schema document at `path` (for OpenAPI assembly), or nullptr.
+    const nlohmann::json* Document(std::string_view path) const;
+
+    static constexpr std::size_t kMaxIssues = 100;
+
+    ~SchemaSet();
+    SchemaSet(const SchemaSet&) = delete;
+    SchemaSet& operator=(const SchemaSet&) = delete;
+
+  private:
+    SchemaSet();
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Utf16Length returns the length of UTF-8 `s` in UTF-16 code units (a code point above U+FFFF
+// counts 2), the unit SPEC.md's string bounds are written in.
+std::size_t Utf16Length(std::string_view s);
+
+}  // namespace genhost::validate

@@ -1,0 +1,74 @@
+# Shared by scripts/run and scripts/test: package installation and private PostgreSQL clusters.
+# Source it; do not run it.
+
+GENHOST_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+
+# Debian packages genhost needs to build, test and run (TOOLCHAIN.md: Boost 1.81 from its five
+# -dev packages, never libboost1.81-all-dev or unversioned libboost-*-dev).
+GENHOST_PACKAGES=(
+  g++ cmake ninja-build ccache pkg-config git
+  libboost1.81-dev libboost-system1.81-dev libboost-json1.81-dev libboost-url1.81-dev
+  libboost-program-options1.81-dev
+  nlohmann-json3-dev libpqxx-dev libspdlog-dev libfmt-dev libssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libavcodec-dev libavformat-dev libavfilter-dev libswscale-dev libswresample-dev libavutil-dev
+  libespeak-ng-dev postgresql-15 postgresql-client-15 ca-certificates
+)
+
+log() { printf '\033[1m[genhost]\033[0m %s\n' "$*" >&2; }
+
+# install_packages PKG...: installs the missing ones (apt-get, as root or through sudo).
+install_packages() {
+  local missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# as_pg_user CMD...: runs CMD as an unprivileged user (postgres refuses to run as root).
+as_pg_user() {
+  if [ "$(id -u)" -eq 0 ]; then
+    runuser -u postgres -- "$@"
+  else
+    "$@"
+  fi
+}
+
+# pg_cluster_reachable DIR: whether the cluster user can reach DIR (every parent traversable).
+pg_cluster_reachable() {
+  as_pg_user test -x "$1" 2>/dev/null && as_pg_user test -w "$1" 2>/dev/null
+}
+
+# pg_start DIR: initialises (once) and starts a cluster in DIR, listening only on a unix socket
+# in DIR/run. Prints nothing; DATABASE_URL for it is "host=DIR/run dbname=genhost user=postgres".
+pg_start() {
+  local dir=$1 fsync=${2:-on}
+  mkdir -p "$dir"
+  [ "$(id -u)" -eq 0 ] && chown postgres: "$dir"
+  if [ ! -f "$dir/data/PG_VERSION" ]; then
+    as_pg_user mkdir -p "$dir/data" "$dir/run"
+    as_pg_user "$PG_BIN/initdb" -D "$dir/data" -U postgres -A trust --no-sync -E UTF8 >"$dir/initdb.log" 2>&1 \
+      || { cat "$dir/initdb.log" >&2; return 1; }
+  fi
+  as_pg_user mkdir -p "$dir/run"
+  if ! as_pg_user "$PG_BIN/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+    as_pg_user "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
+      -o "-c listen_addresses='' -k $dir/run -c fsync=$fsync -c max_connections=200" start >/dev/null \
+      || { tail -20 "$dir/postgres.log" >&2; return 1; }
+  fi
+  as_pg_user "$PG_BIN/psql" -h "$dir/run" -U postgres -d postgres -Atqc \
+    "SELECT 1 FROM pg_database WHERE datname = 'genhost'" | grep -q 1 \
+    || as_pg_user "$PG_BIN/psql" -h "$dir/run" -U postgres -d postgres -qc "CREATE DATABASE genhost" >/dev/null
+}
+
+# pg_stop DIR [MODE]: stops the cluster in DIR.
+pg_stop() {
+  as_pg_user "$PG_BIN/pg_ctl" -D "$1/data" -m "${2:-fast}" -w stop >/dev/null 2>&1 || true
+}

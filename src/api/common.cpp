@@ -1,0 +1,130 @@
+#include "common.hpp"
+
+#include "genhost/store/database.hpp"
+
+#include <cmath>
+
+namespace genhost::api {
+
+namespace asio = boost::asio;
+
+namespace {
+
+http::Response Fail(const App& app, const ApiError& e) {
+    return http::Response::Error(e, app.doc_url);
+}
+
+// Guard turns the expected exceptions of the layers below into responses.
+asio::awaitable<http::Response> Guard(App& app, http::Request& req, const http::Handler& handler) {
+    try {
+        co_return co_await handler(req);
+    } catch (const store::DatabaseUnavailable&) {
+        co_return Fail(app, ApiError::Unavailable());
+    }
+}
+
+}  // namespace
+
+http::Handler Public(App& app, http::Handler handler) {
+    return [&app,
+            handler = std::move(handler)](http::Request& req) -> asio::awaitable<http::Response> {
+        co_return co_await Guard(app, req, handler);
+    };
+}
+
+http::Handler Authed(App& app, AuthedHandler handler) {
+    return [&app,
+            handler = std::move(handler)](http::Request& req) -> asio::awaitable<http::Response> {
+        http::Handler inner = [&app,
+                               &handler](http::Request& r) -> asio::awaitable<http::Response> {
+            const auto authorization = r.Header("authorization");
+            // Named first: GCC 12 destroys temporaries of a ?: inside a co_await twice.
+            std::string header;
+            if (authorization) header = *authorization;
+            auto principal = co_await app.authenticator.Authenticate(std::move(header));
+            if (!principal) co_return Fail(app, principal.error());
+            r.org_id = principal->org_id;
+            const auto version = r.Header("x-service-version");
+            if (!version || *version != kServiceVersion) {
+                const std::string message =
+                    version
+                        ? "Unsupported X-Service-Version header value '" + std::string(*version) +
+                              "': the accepted value is " + std::string(kServiceVersion)
+                        : "Missing X-Service-Version header: send X-Service-Version: " +
+                              std::string(kServiceVersion);
+                co_return Fail(app,
+                               ApiError::InvalidRequest(
+                                   message, {Issue{version ? "invalid_enum_value" : "invalid_type",
+                                                   {"headers", "X-Service-Version"},
+                                                   version ? "Invalid enum value. Expected '" +
+                                                                 std::string(kServiceVersion) + "'"
+                                                           : "Required"}}));
+            }
+            co_return co_await handler(r, *principal);
+        };
+        co_return co_await Guard(app, req, inner);
+    };
+}
+
+Result<nlohmann::json> ParseJsonBody(std::string_view body, std::size_t max_depth) {
+    // Depth is checked before parsing so no parser or destructor ever recurses deeply.
+    std::size_t depth = 0;
+    bool in_string = false;
+    bool escaped = false;
+    for (const char c : body) {
+        if (in_string) {
+            if (escaped) {
+                escaped = false;
+            } else if (c == '\\') {
+                escaped = true;
+            } else if (c == '"') {
+                in_string = false;
+            }
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            if (++depth > max_depth) {
+                return ApiError::InvalidRequest("Invalid JSON body",
+                                                {Issue{"custom",
+                                                       {},
+                                                       "JSON nesting is deeper than " +
+                                                           std::to_string(max_depth) + " levels"}});
+            }
+        } else if (c == '}' || c == ']') {
+            if (depth > 0) --depth;
+        }
+    }
+    try {
+        return Result<nlohmann::json>(boost::system::in_place_value, nlohmann::json::parse(body));
+    } catch (const nlohmann::json::exception& e) {
+        std::string what = e.what();
+        // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." → drop the tag.
+        if (const auto close = what.find("] "); close != std::string::npos)
+            what = what.substr(close + 2);
+        return ApiError::InvalidRequest(
+            "Invalid JSON body",
+            {Issue{"custom", {}, "The request body is not valid JSON: " + what}});
+    }
+}
+
+nlohmann::json CreditsJson(double credits) {
+    if (std::isfinite(credits) && std::floor(credits) == credits && std::fabs(credits) < 1e15) {
+        return static_cast<std::int64_t>(credits);
+    }
+    return credits;
+}
+
+TierLimits LimitsFor(const catalog::Catalog& catalog, int tier, const std::string& model) {
+    const catalog::Tier* best = nullptr;
+    for (const auto& t : catalog.Tiers()) {
+        if (t.tier <= tier && (best == nullptr || t.tier > best->tier)) best = &t;
+    }
+    if (best == nullptr && !catalog.Tiers().empty()) best = &catalog.Tiers().front();
+    if (best == nullptr) return {};
+    const auto limits = best->LimitsFor(model);
+    return TierLimits{limits.max_concurrent_generations, limits.max_daily_generations};
+}
+
+}  // namespace genhost::api

@@ -1,0 +1,30 @@
+// Shared pieces of the API handlers: the authenticated-route wrapper, JSON body parsing under
+// limits, and small response helpers. Private to src/api.
+#pragma once
+
+#include "genhost/api/app.hpp"
+#include "genhost/http/message.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+
+namespace genhost::api {
+
+using AuthedHandler =
+    std::function<boost::asio::awaitable<http::Response>(http::Request&, const auth::Principal&)>;
+
+// Authed wraps a handler that needs an authenticated caller and the version header.
+http::Handler Authed(App& app, AuthedHandler handler);
+
+// Public wraps a handler that needs neither (health, metrics, documents, output files).
+http::Handler Public(App& app, http::Handler handler);
+
+// ParseJsonBody parses a request body as one JSON value, refusing nesting deeper than
+// `max_depth`, invalid UTF-8 and trailing garbage with a 400.
+Result<nlohmann::json> ParseJsonBody(std::string_view body, std::size_t max_depth);
+
+// CreditsJson renders a credit amount: an integer when whole, else a number.
+nlohmann::json CreditsJson(double credits);
+
+}  // namespace genhost::api

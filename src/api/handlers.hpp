@@ -1,0 +1,28 @@
+// The handlers of each resource, one file each; routes.cpp puts them in the route table.
+#pragma once
+
+#include "common.hpp"
+
+namespace genhost::api {
+
+// tasks.cpp
+boost::asio::awaitable<http::Response> GetTask(App& app, http::Request& req,
+                                               const auth::Principal& who);
+boost::asio::awaitable<http::Response> DeleteTask(App& app, http::Request& req,
+                                                  const auth::Principal& who);
+
+// generation.cpp: every task-creating endpoint of schemas/ (endpoint name bound per route).
+boost::asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& endpoint,
+                                                        http::Request& req,
+                                                        const auth::Principal& who);
+
+// health.cpp
+boost::asio::awaitable<http::Response> Healthz(App& app, http::Request& req);
+boost::asio::awaitable<http::Response> Readyz(App& app, http::Request& req);
+boost::asio::awaitable<http::Response> MetricsText(App& app, http::Request& req);
+boost::asio::awaitable<http::Response> ErrorsDoc(App& app, http::Request& req);
+
+// outputs.cpp
+boost::asio::awaitable<http::Response> GetOutput(App& app, http::Request& req);
+
+}  // namespace genhost::api

@@ -1,0 +1,39 @@
+#include "handlers.hpp"
+
+namespace genhost::api {
+
+void RegisterRoutes(http::Router& router, App& app) {
+    using std::placeholders::_1;
+    using std::placeholders::_2;
+    const auto authed = [&](auto fn) { return Authed(app, std::bind(fn, std::ref(app), _1, _2)); };
+    const auto open = [&](auto fn) { return Public(app, std::bind(fn, std::ref(app), _1)); };
+
+    // GET /healthz: the process is up.
+    router.Add("GET", "/healthz", open(Healthz));
+    // GET /readyz: the database answers.
+    router.Add("GET", "/readyz", open(Readyz));
+    // GET /metrics: Prometheus text format.
+    router.Add("GET", "/metrics", open(MetricsText));
+    // GET /docs/errors: what the docUrl of a 400 points at.
+    router.Add("GET", "/docs/errors", open(ErrorsDoc));
+    // GET /outputs/{task}/{name}: signed, expiring output files (HEAD and Range too).
+    router.Add("GET", "/outputs/{task}/{name}", open(GetOutput));
+
+    // GET /v1/tasks/{id}
+    router.Add("GET", "/v1/tasks/{id}", authed(GetTask));
+    // DELETE /v1/tasks/{id}
+    router.Add("DELETE", "/v1/tasks/{id}", authed(DeleteTask));
+
+    // POST /v1/<generation endpoint>: one row per task-creating schema document in schemas/
+    // (x-endpoint.kind == "generation"); the request shapes are data, the handler is shared.
+    for (const auto& endpoint : app.schemas->Endpoints()) {
+        if (endpoint.kind != "generation") continue;
+        router.Add(endpoint.method, endpoint.path,
+                   Authed(app, [&app, name = endpoint.name](http::Request& req,
+                                                            const auth::Principal& who) {
+                       return CreateGeneration(app, name, req, who);
+                   }));
+    }
+}
+
+}  // namespace genhost::api

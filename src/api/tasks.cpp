@@ -1,0 +1,56 @@
+// GET and DELETE /v1/tasks/{id}.
+#include "handlers.hpp"
+
+#include "genhost/core/clock.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace genhost::api {
+
+namespace asio = boost::asio;
+
+asio::awaitable<http::Response> GetTask(App& app, http::Request& req, const auth::Principal& who) {
+    const auto task = co_await app.tasks.Get(who.org_id, req.params["id"]);
+    if (!task) co_return http::Response::Error(ApiError::NotFound("Task not found"), app.doc_url);
+
+    nlohmann::json body = {{"id", task->id},
+                           {"createdAt", FormatTimestamp(task->created_at)},
+                           {"status", task->status},
+                           {"estimatedCost", {{"credits", CreditsJson(task->estimated_credits)}}}};
+    if (task->status == "RUNNING") {
+        body["progress"] = task->progress.value_or(0.0);
+    } else if (task->status == "SUCCEEDED") {
+        auto& output = body["output"] = nlohmann::json::array();
+        for (const auto& name : task->outputs) {
+            output.push_back(app.signer.Url(task->id, name, app.output_url_ttl_seconds));
+        }
+    } else if (task->status == "FAILED") {
+        body["failure"] = task->failure.value_or("The task failed.");
+        body["failureCode"] = task->failure_code.value_or("INTERNAL");
+    }
+    co_return http::Response::Json(200, body);
+}
+
+asio::awaitable<http::Response> DeleteTask(App& app, http::Request& req,
+                                           const auth::Principal& who) {
+    const std::string id = req.params["id"];
+    const auto result = co_await app.tasks.Cancel(who.org_id, id, /*remove=*/true);
+    using Kind = store::CancelResult::Kind;
+    if (result.kind == Kind::kNotFound) {
+        co_return http::Response::Error(ApiError::NotFound("Task not found"), app.doc_url);
+    }
+    if (result.kind == Kind::kDeleted) {
+        // The record is gone; now its files (on the blocking pool: file I/O).
+        co_await asio::co_spawn(
+            app.blocking,
+            [&]() -> asio::awaitable<void> {
+                app.outputs.DeleteTask(id);
+                co_return;
+            },
+            asio::use_awaitable);
+    }
+    co_return http::Response::NoContent();
+}
+
+}  // namespace genhost::api

@@ -1,0 +1,151 @@
+#include "genhost/config/settings.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <cstdlib>
+#include <sstream>
+
+namespace genhost::config {
+
+namespace po = boost::program_options;
+
+namespace {
+
+bool SplitListen(const std::string& value, std::string& host, unsigned short& port) {
+    const auto colon = value.rfind(':');
+    if (colon == std::string::npos || colon == 0) return false;
+    host = value.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+        host = host.substr(1, host.size() - 2);
+    }
+    try {
+        std::size_t used = 0;
+        const int p = std::stoi(value.substr(colon + 1), &used);
+        if (used != value.size() - colon - 1 || p < 0 || p > 65535) return false;
+        port = static_cast<unsigned short>(p);
+    } catch (const std::exception&) {
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::optional<std::string> ProcessEnv(const std::string& name) {
+    const char* v = std::getenv(name.c_str());
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+}
+
+ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
+    ParseResult out;
+    Settings& s = out.settings;
+    std::string listen = "127.0.0.1:8080";
+
+    // Environment first; flags below override it. Each flag's default is the environment value.
+    auto env = [&](const char* name, auto& target) {
+        const auto v = getenv(name);
+        if (!v || v->empty()) return;
+        using T = std::decay_t<decltype(target)>;
+        try {
+            if constexpr (std::is_same_v<T, std::string>) {
+                target = *v;
+            } else if constexpr (std::is_same_v<T, int>) {
+                target = std::stoi(*v);
+            } else if constexpr (std::is_same_v<T, double>) {
+                target = std::stod(*v);
+            } else if constexpr (std::is_same_v<T, std::size_t>) {
+                target = static_cast<std::size_t>(std::stoull(*v));
+            }
+        } catch (const std::exception&) {
+            out.error = std::string("invalid value for ") + name + ": " + *v;
+        }
+    };
+    env("GENHOST_LISTEN", listen);
+    env("DATABASE_URL", s.database_url);
+    env("GENHOST_API_KEY", s.api_key);
+    env("GENHOST_DEFAULT_ORG", s.default_org);
+    env("GENHOST_DEFAULT_TIER", s.default_tier);
+    env("GENHOST_DATA_DIR", s.data_dir);
+    env("GENHOST_PUBLIC_URL", s.public_url);
+    env("GENHOST_LOG_LEVEL", s.log_level);
+    env("GENHOST_LOG_FORMAT", s.log_format);
+    env("GENHOST_ROLE", s.role);
+    env("GENHOST_IO_THREADS", s.io_threads);
+    env("GENHOST_DB_THREADS", s.db_threads);
+    env("GENHOST_WORKERS", s.workers);
+    env("GENHOST_MAX_BODY_BYTES", s.max_body_bytes);
+    env("GENHOST_READ_TIMEOUT", s.read_timeout_seconds);
+    env("GENHOST_DRAIN_TIMEOUT", s.drain_timeout_seconds);
+    env("GENHOST_OUTPUT_URL_TTL", s.output_url_ttl_seconds);
+    env("GENHOST_LEASE_SECONDS", s.lease_seconds);
+    env("GENHOST_MAX_ATTEMPTS", s.max_attempts);
+    env("GENHOST_LATENCY_SCALE", s.latency_scale);
+    env("GENHOST_TIERS_FILE", s.tiers_file);
+    env("GENHOST_PORT_FILE", s.port_file);
+    env("GENHOST_DOC_URL", s.doc_url);
+    if (!out.error.empty()) return out;
+
+    po::options_description desc("Options (each also read from the environment variable named)");
+    // clang-format off
+    desc.add_options()
+        ("help,h", "show this help")
+        ("listen", po::value(&listen)->default_value(listen), "GENHOST_LISTEN: host:port to serve on")
+        ("database-url", po::value(&s.database_url)->default_value(s.database_url), "DATABASE_URL: PostgreSQL connection string")
+        ("api-key", po::value(&s.api_key)->default_value(s.api_key), "GENHOST_API_KEY: key provisioned for the default organization")
+        ("default-org", po::value(&s.default_org)->default_value(s.default_org), "GENHOST_DEFAULT_ORG")
+        ("default-tier", po::value(&s.default_tier)->default_value(s.default_tier), "GENHOST_DEFAULT_TIER: usage tier of the default organization")
+        ("data-dir", po::value(&s.data_dir)->default_value(s.data_dir), "GENHOST_DATA_DIR: where outputs are stored")
+        ("public-url", po::value(&s.public_url)->default_value(s.public_url), "GENHOST_PUBLIC_URL: base URL clients reach this server at")
+        ("log-level", po::value(&s.log_level)->default_value(s.log_level), "GENHOST_LOG_LEVEL: trace, debug, info, warn, error")
+        ("log-format", po::value(&s.log_format)->default_value(s.log_format), "GENHOST_LOG_FORMAT: json or text")
+        ("role", po::value(&s.role)->default_value(s.role), "GENHOST_ROLE: all, api or worker")
+        ("io-threads", po::value(&s.io_threads)->default_value(s.io_threads), "GENHOST_IO_THREADS")
+        ("db-threads", po::value(&s.db_threads)->default_value(s.db_threads), "GENHOST_DB_THREADS: database connections")
+        ("workers", po::value(&s.workers)->default_value(s.workers), "GENHOST_WORKERS: concurrent generation tasks")
+        ("max-body-bytes", po::value(&s.max_body_bytes)->default_value(s.max_body_bytes), "GENHOST_MAX_BODY_BYTES")
+        ("read-timeout", po::value(&s.read_timeout_seconds)->default_value(s.read_timeout_seconds), "GENHOST_READ_TIMEOUT: seconds to read one request")
+        ("drain-timeout", po::value(&s.drain_timeout_seconds)->default_value(s.drain_timeout_seconds), "GENHOST_DRAIN_TIMEOUT: seconds to finish in-flight requests on SIGTERM")
+        ("output-url-ttl", po::value(&s.output_url_ttl_seconds)->default_value(s.output_url_ttl_seconds), "GENHOST_OUTPUT_URL_TTL: seconds an output URL stays valid")
+        ("lease-seconds", po::value(&s.lease_seconds)->default_value(s.lease_seconds), "GENHOST_LEASE_SECONDS: task lease length")
+        ("max-attempts", po::value(&s.max_attempts)->default_value(s.max_attempts), "GENHOST_MAX_ATTEMPTS: runs of a task before it fails")
+        ("latency-scale", po::value(&s.latency_scale)->default_value(s.latency_scale), "GENHOST_LATENCY_SCALE: 0 = fast, 1 = typical model latency")
+        ("tiers-file", po::value(&s.tiers_file)->default_value(s.tiers_file), "GENHOST_TIERS_FILE: replaces the built-in tier table")
+        ("port-file", po::value(&s.port_file)->default_value(s.port_file), "GENHOST_PORT_FILE: write the bound port here")
+        ("doc-url", po::value(&s.doc_url)->default_value(s.doc_url), "GENHOST_DOC_URL: docUrl of 400 bodies")
+        ;
+    // clang-format on
+    std::ostringstream help;
+    help << desc;
+    out.help_text = help.str();
+    try {
+        po::variables_map vm;
+        // Subcommands take their own arguments (`keys create --org NAME`): everything this
+        // parser does not know is handed on in order.
+        const auto parsed =
+            po::command_line_parser(argc, argv).options(desc).allow_unregistered().run();
+        out.positional = po::collect_unrecognized(parsed.options, po::include_positional);
+        po::store(parsed, vm);
+        po::notify(vm);
+        out.help = vm.count("help") > 0;
+    } catch (const std::exception& e) {
+        out.error = e.what();
+        return out;
+    }
+    if (!SplitListen(listen, s.listen_host, s.listen_port)) {
+        out.error = "invalid listen address (want host:port): " + listen;
+        return out;
+    }
+    if (s.log_format != "json" && s.log_format != "text") {
+        out.error = "log format must be json or text";
+    } else if (s.role != "all" && s.role != "api" && s.role != "worker") {
+        out.error = "role must be all, api or worker";
+    } else if (s.io_threads < 1 || s.db_threads < 1 || s.workers < 0) {
+        out.error = "thread counts must be positive";
+    } else if (s.output_url_ttl_seconds <= 0 || s.lease_seconds < 1 || s.max_attempts < 1) {
+        out.error = "output URL TTL, lease and attempts must be positive";
+    }
+    return out;
+}
+
+}  // namespace genhost::config

@@ -1,0 +1,152 @@
+#include "genhost/core/crypto.hpp"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+
+#include <stdexcept>
+
+namespace genhost {
+
+Sha256Digest Sha256(std::string_view data) {
+    Sha256Digest out{};
+    unsigned int len = 0;
+    if (EVP_Digest(data.data(), data.size(), out.data(), &len, EVP_sha256(), nullptr) != 1) {
+        throw std::runtime_error("EVP_Digest failed");
+    }
+    return out;
+}
+
+Sha256Digest HmacSha256(std::string_view key, std::string_view data) {
+    Sha256Digest out{};
+    unsigned int len = 0;
+    if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+             reinterpret_cast<const unsigned char*>(data.data()), data.size(), out.data(),
+             &len) == nullptr) {
+        throw std::runtime_error("HMAC failed");
+    }
+    return out;
+}
+
+std::string RandomBytes(std::size_t n) {
+    std::string out(n, '\0');
+    if (RAND_bytes(reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(n)) != 1) {
+        throw std::runtime_error("RAND_bytes failed");
+    }
+    return out;
+}
+
+bool ConstantTimeEqual(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+std::string HexEncode(std::string_view data) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string out;
+    out.resize(data.size() * 2);
+    for (std::size_t i = 0; i < data.size(); ++i) {
+        const auto b = static_cast<unsigned char>(data[i]);
+        out[2 * i] = kDigits[b >> 4];
+        out[2 * i + 1] = kDigits[b & 0xF];
+    }
+    return out;
+}
+
+std::string HexEncode(const Sha256Digest& digest) {
+    return HexEncode(std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
+}
+
+namespace {
+int HexValue(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+constexpr char kB64Url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+std::string Encode64(std::string_view data, const char* alphabet, bool pad) {
+    std::string out;
+    out.reserve((data.size() + 2) / 3 * 4);
+    std::size_t i = 0;
+    for (; i + 2 < data.size(); i += 3) {
+        const auto n = (static_cast<unsigned char>(data[i]) << 16) |
+                       (static_cast<unsigned char>(data[i + 1]) << 8) |
+                       static_cast<unsigned char>(data[i + 2]);
+        out += alphabet[(n >> 18) & 63];
+        out += alphabet[(n >> 12) & 63];
+        out += alphabet[(n >> 6) & 63];
+        out += alphabet[n & 63];
+    }
+    const std::size_t rest = data.size() - i;
+    if (rest > 0) {
+        unsigned n = static_cast<unsigned char>(data[i]) << 16;
+        if (rest == 2) n |= static_cast<unsigned char>(data[i + 1]) << 8;
+        out += alphabet[(n >> 18) & 63];
+        out += alphabet[(n >> 12) & 63];
+        if (rest == 2) {
+            out += alphabet[(n >> 6) & 63];
+        } else if (pad) {
+            out += '=';
+        }
+        if (pad) out += '=';
+    }
+    return out;
+}
+}  // namespace
+
+std::optional<std::string> HexDecode(std::string_view hex) {
+    if (hex.size() % 2 != 0) return std::nullopt;
+    std::string out(hex.size() / 2, '\0');
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const int hi = HexValue(hex[2 * i]);
+        const int lo = HexValue(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0) return std::nullopt;
+        out[i] = static_cast<char>((hi << 4) | lo);
+    }
+    return out;
+}
+
+std::string Base64Encode(std::string_view data) { return Encode64(data, kB64, true); }
+
+std::string Base64UrlEncode(std::string_view data) { return Encode64(data, kB64Url, false); }
+
+std::optional<std::string> Base64Decode(std::string_view in) {
+    static const auto kTable = [] {
+        std::array<std::int8_t, 256> t{};
+        t.fill(-1);
+        for (int i = 0; i < 64; ++i)
+            t[static_cast<unsigned char>(kB64[i])] = static_cast<std::int8_t>(i);
+        return t;
+    }();
+    if (in.size() % 4 != 0) return std::nullopt;
+    std::size_t padding = 0;
+    if (!in.empty() && in.back() == '=') ++padding;
+    if (in.size() >= 2 && in[in.size() - 2] == '=') ++padding;
+    std::string out;
+    out.reserve(in.size() / 4 * 3);
+    for (std::size_t i = 0; i < in.size(); i += 4) {
+        const bool last = i + 4 == in.size();
+        int v[4];
+        for (int k = 0; k < 4; ++k) {
+            const char c = in[i + k];
+            if (c == '=' && last && k >= 4 - static_cast<int>(padding)) {
+                v[k] = 0;
+                continue;
+            }
+            v[k] = kTable[static_cast<unsigned char>(c)];
+            if (v[k] < 0) return std::nullopt;
+        }
+        const unsigned n = (v[0] << 18) | (v[1] << 12) | (v[2] << 6) | v[3];
+        out += static_cast<char>((n >> 16) & 0xFF);
+        if (!(last && padding >= 2)) out += static_cast<char>((n >> 8) & 0xFF);
+        if (!(last && padding >= 1)) out += static_cast<char>(n & 0xFF);
+    }
+    return out;
+}
+
+}  // namespace genhost

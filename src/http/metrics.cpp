@@ -1,0 +1,84 @@
+#include "genhost/http/metrics.hpp"
+
+#include <fmt/format.h>
+
+namespace genhost::http {
+
+namespace {
+std::string Escape(std::string_view v) {
+    std::string out;
+    for (const char c : v) {
+        if (c == '\\' || c == '"') out += '\\';
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
+        out += c;
+    }
+    return out;
+}
+}  // namespace
+
+void Metrics::ObserveRequest(std::string_view route, std::string_view method, int status,
+                             double seconds) {
+    std::lock_guard lock(mu_);
+    auto& s = series_[{std::string(route), std::string(method), status}];
+    ++s.count;
+    s.sum += seconds;
+    for (std::size_t i = 0; i < kBuckets.size(); ++i) {
+        if (seconds <= kBuckets[i]) ++s.buckets[i];
+    }
+}
+
+std::string Metrics::Render(const std::vector<Sample>& gauges) const {
+    std::string out;
+    out += "# HELP genhost_http_requests_total HTTP requests answered.\n";
+    out += "# TYPE genhost_http_requests_total counter\n";
+    std::map<std::tuple<std::string, std::string, int>, Series> copy;
+    {
+        std::lock_guard lock(mu_);
+        copy = series_;
+    }
+    for (const auto& [key, s] : copy) {
+        const auto& [route, method, status] = key;
+        out += fmt::format(
+            "genhost_http_requests_total{{route=\"{}\",method=\"{}\",status=\"{}\"}} {}\n",
+            Escape(route), Escape(method), status, s.count);
+    }
+    out += "# HELP genhost_http_request_duration_seconds Time to answer an HTTP request.\n";
+    out += "# TYPE genhost_http_request_duration_seconds histogram\n";
+    for (const auto& [key, s] : copy) {
+        const auto& [route, method, status] = key;
+        const std::string labels = fmt::format("route=\"{}\",method=\"{}\",status=\"{}\"",
+                                               Escape(route), Escape(method), status);
+        for (std::size_t i = 0; i < kBuckets.size(); ++i) {
+            out += fmt::format("genhost_http_request_duration_seconds_bucket{{{},le=\"{}\"}} {}\n",
+                               labels, kBuckets[i], s.buckets[i]);
+        }
+        out += fmt::format("genhost_http_request_duration_seconds_bucket{{{},le=\"+Inf\"}} {}\n",
+                           labels, s.count);
+        out += fmt::format("genhost_http_request_duration_seconds_sum{{{}}} {}\n", labels, s.sum);
+        out +=
+            fmt::format("genhost_http_request_duration_seconds_count{{{}}} {}\n", labels, s.count);
+    }
+    std::string last_name;
+    for (const auto& g : gauges) {
+        if (g.name != last_name) {
+            out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", g.name, g.help, g.name);
+            last_name = g.name;
+        }
+        out += g.name;
+        if (!g.labels.empty()) {
+            out += '{';
+            for (std::size_t i = 0; i < g.labels.size(); ++i) {
+                if (i > 0) out += ',';
+                out += fmt::format("{}=\"{}\"", g.labels[i].first, Escape(g.labels[i].second));
+            }
+            out += '}';
+        }
+        out += fmt::format(" {}\n", g.value);
+    }
+    return out;
+}
+
+}  // namespace genhost::http

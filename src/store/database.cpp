@@ -1,0 +1,171 @@
+#include "genhost/store/database.hpp"
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <pqxx/pqxx>
+
+#include <chrono>
+#include <future>
+
+namespace genhost::store {
+
+namespace asio = boost::asio;
+
+Database::Database(std::string dsn, int threads) : dsn_(std::move(dsn)), threads_count_(threads) {}
+
+Database::~Database() { Stop(); }
+
+void Database::Prepare(std::string name, std::string sql) {
+    statements_.emplace_back(std::move(name), std::move(sql));
+}
+
+void Database::Start() {
+    for (int i = 0; i < threads_count_; ++i) {
+        threads_.emplace_back([this, i] { ThreadMain(i); });
+    }
+}
+
+void Database::Stop() {
+    {
+        std::lock_guard lock(mu_);
+        if (stopping_ && threads_.empty()) return;
+        stopping_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) {
+        if (t.joinable()) t.join();
+    }
+    threads_.clear();
+}
+
+void Database::Enqueue(Job job, std::function<void(std::exception_ptr)> done) {
+    {
+        std::lock_guard lock(mu_);
+        if (!stopping_) {
+            queue_.push_back(Pending{std::move(job), std::move(done)});
+            cv_.notify_one();
+            return;
+        }
+    }
+    done(std::make_exception_ptr(DatabaseUnavailable("database pool is stopped")));
+}
+
+asio::awaitable<void> Database::Run(Job job) {
+    co_await asio::async_initiate<decltype(asio::use_awaitable), void(std::exception_ptr)>(
+        [this, &job](auto handler) {
+            auto executor = asio::get_associated_executor(handler);
+            auto work = asio::make_work_guard(executor);
+            auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+            Enqueue(std::move(job),
+                    [shared, work = std::move(work)](std::exception_ptr ep) mutable {
+                        auto ex = work.get_executor();
+                        asio::post(ex, [shared, ep]() mutable { (*shared)(ep); });
+                        work.reset();
+                    });
+        },
+        asio::use_awaitable);
+}
+
+void Database::RunSync(Job job) {
+    std::promise<void> promise;
+    auto future = promise.get_future();
+    Enqueue(std::move(job), [&promise](std::exception_ptr ep) {
+        if (ep) {
+            promise.set_exception(ep);
+        } else {
+            promise.set_value();
+        }
+    });
+    future.get();
+}
+
+PoolStats Database::Stats() const {
+    PoolStats s;
+    s.size = threads_count_;
+    s.busy = busy_.load();
+    {
+        std::lock_guard lock(mu_);
+        s.queued = queue_.size();
+    }
+    s.jobs = jobs_.load();
+    s.failures = failures_.load();
+    return s;
+}
+
+bool IsConnectionError(const std::exception& e) {
+    if (dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr) return true;
+    if (dynamic_cast<const pqxx::in_doubt_error*>(&e) != nullptr) return true;
+    if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&e)) {
+        // Class 08: connection exception; 57P01..57P03: admin shutdown, crash shutdown, cannot
+        // connect now (the server is starting or stopping).
+        const std::string& state = sql->sqlstate();
+        return state.rfind("08", 0) == 0 || state == "57P01" || state == "57P02" ||
+               state == "57P03";
+    }
+    return false;
+}
+
+void Database::ThreadMain(int index) {
+    std::unique_ptr<pqxx::connection> conn;
+    auto retry_at = std::chrono::steady_clock::time_point{};
+    auto backoff = std::chrono::milliseconds(100);
+
+    auto open = [&]() -> bool {
+        if (conn && conn->is_open()) return true;
+        conn.reset();
+        const auto now = std::chrono::steady_clock::now();
+        if (now < retry_at) return false;
+        try {
+            auto c = std::make_unique<pqxx::connection>(dsn_);
+            for (const auto& [name, sql] : statements_) c->prepare(name, sql);
+            conn = std::move(c);
+            backoff = std::chrono::milliseconds(100);
+            return true;
+        } catch (const std::exception& e) {
+            spdlog::warn("database connection {} failed: {}", index, e.what());
+            retry_at = now + backoff;
+            backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+            return false;
+        }
+    };
+
+    for (;;) {
+        Pending item;
+        {
+            std::unique_lock lock(mu_);
+            cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+            if (queue_.empty()) return;  // stopping and drained
+            item = std::move(queue_.front());
+            queue_.pop_front();
+        }
+        ++busy_;
+        ++jobs_;
+        std::exception_ptr ep;
+        if (!open()) {
+            ep = std::make_exception_ptr(DatabaseUnavailable("database unreachable"));
+        } else {
+            try {
+                item.job(*conn);
+            } catch (const std::exception& e) {
+                if (IsConnectionError(e) || !conn->is_open()) {
+                    spdlog::warn("database connection {} lost: {}", index, e.what());
+                    conn.reset();
+                    ep = std::make_exception_ptr(DatabaseUnavailable(e.what()));
+                } else {
+                    ep = std::current_exception();
+                }
+            } catch (...) {
+                ep = std::current_exception();
+            }
+        }
+        if (ep) ++failures_;
+        --busy_;
+        item.done(ep);
+    }
+}
+
+}  // namespace genhost::store

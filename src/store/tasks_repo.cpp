@@ -1,0 +1,279 @@
+#include "genhost/store/tasks_repo.hpp"
+
+#include "genhost/core/ids.hpp"
+
+#include <nlohmann/json.hpp>
+#include <pqxx/pqxx>
+
+namespace genhost::store {
+
+namespace {
+
+constexpr const char* kCreate = "tasks_create";
+constexpr const char* kCreateSql =
+    "SELECT result, retry_after, (extract(epoch FROM created_at) * 1000000)::bigint"
+    " FROM genhost_create_task($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)";
+
+constexpr const char* kGet = "tasks_get";
+constexpr const char* kGetSql =
+    "SELECT id, endpoint, model, status, (extract(epoch FROM created_at) * 1000000)::bigint,"
+    " estimated_credits, progress, outputs, failure, failure_code"
+    " FROM tasks WHERE id = $1 AND org_id = $2 AND NOT deleted";
+
+constexpr const char* kCancel = "tasks_cancel";
+constexpr const char* kCancelSql = "SELECT result, outputs FROM genhost_cancel_task($1, $2, $3)";
+
+constexpr const char* kClaim = "tasks_claim";
+constexpr const char* kClaimSql =
+    "UPDATE tasks t SET status = 'RUNNING', lease_owner = $1,"
+    " lease_expires_at = now() + make_interval(secs => $2),"
+    " started_at = coalesce(t.started_at, now()), attempts = t.attempts + 1, progress = 0"
+    " WHERE t.id = (SELECT id FROM tasks WHERE status = 'PENDING'"
+    "               ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
+    " RETURNING t.id, t.org_id, t.endpoint, t.model, t.input, t.attempts";
+
+constexpr const char* kHeartbeat = "tasks_heartbeat";
+constexpr const char* kHeartbeatSql =
+    "UPDATE tasks SET lease_expires_at = now() + make_interval(secs => $2)"
+    " WHERE lease_owner = $1 AND status = 'RUNNING' RETURNING id";
+
+constexpr const char* kProgress = "tasks_progress";
+constexpr const char* kProgressSql =
+    "UPDATE tasks SET progress = $3 WHERE id = $1 AND lease_owner = $2 AND status = 'RUNNING'"
+    " RETURNING 1";
+
+constexpr const char* kFinish = "tasks_finish";
+constexpr const char* kFinishSql = "SELECT genhost_finish_task($1, $2, $3, $4::jsonb, $5, $6)";
+
+std::optional<std::string> OptionalText(const pqxx::field& f) {
+    if (f.is_null()) return std::nullopt;
+    return f.as<std::string>();
+}
+
+CancelResult ReadCancel(const pqxx::result& r) {
+    CancelResult out;
+    const std::string kind = r[0][0].as<std::string>();
+    if (kind == "cancelled") {
+        out.kind = CancelResult::Kind::kCancelled;
+    } else if (kind == "deleted") {
+        out.kind = CancelResult::Kind::kDeleted;
+        if (!r[0][1].is_null()) {
+            for (const auto& name : nlohmann::json::parse(r[0][1].as<std::string>())) {
+                out.outputs.push_back(name.get<std::string>());
+            }
+        }
+    } else if (kind == "finished") {
+        out.kind = CancelResult::Kind::kAlreadyFinished;
+    }
+    return out;
+}
+
+}  // namespace
+
+void TaskRepo::Prepare(Database& db) {
+    db.Prepare(kCreate, kCreateSql);
+    db.Prepare(kGet, kGetSql);
+    db.Prepare(kCancel, kCancelSql);
+    db.Prepare(kClaim, kClaimSql);
+    db.Prepare(kHeartbeat, kHeartbeatSql);
+    db.Prepare(kProgress, kProgressSql);
+    db.Prepare(kFinish, kFinishSql);
+}
+
+boost::asio::awaitable<CreateResult> TaskRepo::Create(NewTask task) {
+    CreateResult out;
+    co_await db_.Run([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        const auto r = n.exec_prepared(kCreate, task.id, task.org_id, task.endpoint, task.model,
+                                       task.limit_key, task.input_json, task.estimated_credits,
+                                       task.max_concurrent, task.max_daily);
+        const std::string result = r[0][0].as<std::string>();
+        if (result == "rate_limited") {
+            out.kind = CreateResult::Kind::kRateLimited;
+            out.retry_after_seconds = r[0][1].as<int>();
+            return;
+        }
+        out.status = result;
+        out.created_at = SysTime{std::chrono::microseconds{r[0][2].as<long long>()}};
+    });
+    co_return out;
+}
+
+boost::asio::awaitable<std::optional<TaskRecord>> TaskRepo::Get(std::string org_id,
+                                                                std::string id) {
+    std::optional<TaskRecord> out;
+    if (!IsUuid(id)) co_return out;
+    co_await db_.Run([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        const auto r = n.exec_prepared(kGet, id, org_id);
+        if (r.empty()) return;
+        const auto& row = r[0];
+        TaskRecord t;
+        t.id = row[0].as<std::string>();
+        t.endpoint = row[1].as<std::string>();
+        t.model = row[2].as<std::string>();
+        t.status = row[3].as<std::string>();
+        t.created_at = SysTime{std::chrono::microseconds{row[4].as<long long>()}};
+        t.estimated_credits = row[5].as<double>();
+        if (!row[6].is_null()) t.progress = row[6].as<double>();
+        if (!row[7].is_null()) {
+            for (const auto& name : nlohmann::json::parse(row[7].as<std::string>())) {
+                t.outputs.push_back(name.get<std::string>());
+            }
+        }
+        t.failure = OptionalText(row[8]);
+        t.failure_code = OptionalText(row[9]);
+        out = std::move(t);
+    });
+    co_return out;
+}
+
+boost::asio::awaitable<CancelResult> TaskRepo::Cancel(std::string org_id, std::string id,
+                                                      bool remove) {
+    CancelResult out;
+    if (!IsUuid(id)) co_return out;
+    co_await db_.Run([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        const std::optional<std::string> org =
+            org_id.empty() ? std::nullopt : std::optional<std::string>(org_id);
+        out = ReadCancel(n.exec_prepared(kCancel, id, org, remove));
+    });
+    co_return out;
+}
+
+CancelResult TaskRepo::CancelSync(const std::string& org_id, const std::string& id, bool remove) {
+    CancelResult out;
+    if (!IsUuid(id)) return out;
+    db_.RunSync([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        const std::optional<std::string> org =
+            org_id.empty() ? std::nullopt : std::optional<std::string>(org_id);
+        out = ReadCancel(n.exec_prepared(kCancel, id, org, remove));
+    });
+    return out;
+}
+
+std::optional<ClaimedTask> TaskRepo::ClaimSync(const std::string& owner, double lease_seconds) {
+    std::optional<ClaimedTask> out;
+    db_.RunSync([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        const auto r = n.exec_prepared(kClaim, owner, lease_seconds);
+        if (r.empty()) return;
+        ClaimedTask t;
+        t.id = r[0][0].as<std::string>();
+        t.org_id = r[0][1].as<std::string>();
+        t.endpoint = r[0][2].as<std::string>();
+        t.model = r[0][3].as<std::string>();
+        t.input_json = r[0][4].as<std::string>();
+        t.attempts = r[0][5].as<int>();
+        out = std::move(t);
+    });
+    return out;
+}
+
+std::vector<std::string> TaskRepo::HeartbeatSync(const std::string& owner, double lease_seconds) {
+    std::vector<std::string> ids;
+    db_.RunSync([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        for (const auto& row : n.exec_prepared(kHeartbeat, owner, lease_seconds)) {
+            ids.push_back(row[0].as<std::string>());
+        }
+    });
+    return ids;
+}
+
+bool TaskRepo::SetProgressSync(const std::string& id, const std::string& owner, double progress) {
+    bool held = false;
+    db_.RunSync([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        held = !n.exec_prepared(kProgress, id, owner, progress).empty();
+    });
+    return held;
+}
+
+bool TaskRepo::FinishSync(const std::string& id, const std::string& owner,
+                          const std::string& status, const std::vector<std::string>& outputs,
+                          const std::string& failure, const std::string& failure_code) {
+    bool done = false;
+    const std::optional<std::string> outputs_json =
+        status == "SUCCEEDED" ? std::optional<std::string>(nlohmann::json(outputs).dump())
+                              : std::nullopt;
+    const std::optional<std::string> failure_opt =
+        failure.empty() ? std::nullopt : std::optional<std::string>(failure);
+    const std::optional<std::string> code_opt =
+        failure_code.empty() ? std::nullopt : std::optional<std::string>(failure_code);
+    db_.RunSync([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        done =
+            n.exec_prepared(kFinish, id, owner, status, outputs_json, failure_opt, code_opt)[0][0]
+                .as<bool>();
+    });
+    return done;
+}
+
+int TaskRepo::ReleaseOwnedSync(const std::string& owner) {
+    int count = 0;
+    db_.RunSync([&](pqxx::connection_base& c) {
+        pqxx::work w(c);
+        const auto r = w.exec_params(
+            "UPDATE tasks SET status = 'PENDING', lease_owner = NULL, lease_expires_at = NULL,"
+            " progress = NULL, attempts = greatest(attempts - 1, 0)"
+            " WHERE lease_owner = $1 AND status = 'RUNNING' RETURNING id",
+            owner);
+        count = static_cast<int>(r.size());
+        if (count > 0) w.exec("NOTIFY genhost_tasks");
+        w.commit();
+    });
+    return count;
+}
+
+int TaskRepo::RequeueExpiredSync(int max_attempts) {
+    int count = 0;
+    db_.RunSync([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        count = n.exec_params("SELECT genhost_requeue_expired($1)", max_attempts)[0][0].as<int>();
+    });
+    return count;
+}
+
+std::vector<ThrottledGroup> TaskRepo::ThrottledGroupsSync() {
+    std::vector<ThrottledGroup> groups;
+    db_.RunSync([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        const auto r = n.exec(
+            "SELECT DISTINCT ON (t.org_id, t.limit_key) t.org_id, t.limit_key, t.model, o.tier"
+            " FROM tasks t JOIN organizations o ON o.id = t.org_id"
+            " WHERE t.status = 'THROTTLED'"
+            " ORDER BY t.org_id, t.limit_key, t.created_at");
+        for (const auto& row : r) {
+            groups.push_back(ThrottledGroup{row[0].as<std::string>(), row[1].as<std::string>(),
+                                            row[2].as<std::string>(), row[3].as<int>()});
+        }
+    });
+    return groups;
+}
+
+int TaskRepo::PromoteSync(const std::string& org_id, const std::string& limit_key, int limit) {
+    int count = 0;
+    db_.RunSync([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        count = n.exec_params("SELECT genhost_promote_throttled($1, $2, $3)", org_id, limit_key,
+                              limit)[0][0]
+                    .as<int>();
+    });
+    return count;
+}
+
+std::map<std::string, long long> TaskRepo::StatusCountsSync() {
+    std::map<std::string, long long> counts;
+    db_.RunSync([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        for (const auto& row :
+             n.exec("SELECT status, count(*) FROM tasks WHERE NOT deleted GROUP BY status")) {
+            counts[row[0].as<std::string>()] = row[1].as<long long>();
+        }
+    });
+    return counts;
+}
+
+}  // namespace genhost::store

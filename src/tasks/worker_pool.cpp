@@ -1,0 +1,252 @@
+#include "genhost/tasks/worker_pool.hpp"
+
+#include "genhost/core/crypto.hpp"
+#include "genhost/store/database.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace genhost::tasks {
+
+WorkerPool::WorkerPool(WorkerOptions options, store::TaskRepo& repo,
+                       const catalog::Catalog& catalog,
+                       std::map<std::string, providers::Provider*> providers,
+                       outputs::OutputStore& store, ConcurrencyLimitFn limit)
+    : options_(std::move(options)),
+      repo_(repo),
+      catalog_(catalog),
+      providers_(std::move(providers)),
+      store_(store),
+      limit_(std::move(limit)) {}
+
+WorkerPool::~WorkerPool() { Stop(std::chrono::milliseconds(0)); }
+
+void WorkerPool::Start() {
+    for (int i = 0; i < options_.workers; ++i) threads_.emplace_back([this] { WorkerMain(); });
+    if (options_.workers > 0) threads_.emplace_back([this] { HeartbeatMain(); });
+    threads_.emplace_back([this] { SweepMain(); });
+}
+
+void WorkerPool::Wake() {
+    {
+        std::lock_guard lock(mu_);
+        ++wake_count_;
+    }
+    wake_cv_.notify_one();
+}
+
+void WorkerPool::CancelLocal(const std::string& task_id) {
+    if (task_id.empty()) {
+        Heartbeat();
+        return;
+    }
+    std::lock_guard lock(mu_);
+    const auto it = running_.find(task_id);
+    if (it != running_.end()) it->second->cancelled = true;
+}
+
+int WorkerPool::Running() const {
+    std::lock_guard lock(mu_);
+    return static_cast<int>(running_.size());
+}
+
+void WorkerPool::Sleep(std::chrono::milliseconds d) {
+    std::unique_lock lock(mu_);
+    sleep_cv_.wait_for(lock, d, [this] { return stop_.load(); });
+}
+
+void WorkerPool::WorkerMain() {
+    auto backoff = std::chrono::milliseconds(100);
+    while (!stop_claiming_) {
+        std::optional<store::ClaimedTask> task;
+        std::uint64_t seen = 0;
+        {
+            std::lock_guard lock(mu_);
+            seen = wake_count_;
+        }
+        try {
+            task = repo_.ClaimSync(options_.owner, options_.lease_seconds);
+            backoff = std::chrono::milliseconds(100);
+        } catch (const store::DatabaseUnavailable&) {
+            Sleep(backoff);
+            backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+            continue;
+        } catch (const std::exception& e) {
+            spdlog::error("claiming a task failed: {}", e.what());
+            Sleep(std::chrono::milliseconds(1000));
+            continue;
+        }
+        if (!task) {
+            std::unique_lock lock(mu_);
+            wake_cv_.wait_for(lock, options_.poll_interval,
+                              [&] { return stop_claiming_.load() || wake_count_ != seen; });
+            continue;
+        }
+        RunTask(*task);
+        // Another task may be waiting: let the next idle worker look too.
+        wake_cv_.notify_one();
+    }
+}
+
+void WorkerPool::RunTask(const store::ClaimedTask& task) {
+    auto job = std::make_shared<Job>();
+    {
+        std::lock_guard lock(mu_);
+        running_[task.id] = job;
+    }
+    spdlog::debug("task {} started ({} {}, attempt {})", task.id, task.endpoint, task.model,
+                  task.attempts);
+
+    std::string status = "SUCCEEDED";
+    std::string failure;
+    std::string failure_code;
+    std::vector<std::string> names;
+    // Output names carry a random part so a late, losing attempt never touches the objects of
+    // the attempt that won.
+    const std::string prefix = HexEncode(RandomBytes(4)) + "_";
+
+    auto last_progress = std::chrono::steady_clock::time_point{};
+    auto progress = [&](double fraction) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_progress < std::chrono::milliseconds(500) && fraction < 1.0) return;
+        last_progress = now;
+        try {
+            if (!repo_.SetProgressSync(task.id, options_.owner, std::clamp(fraction, 0.0, 1.0))) {
+                job->cancelled = true;
+            }
+        } catch (const std::exception& e) {
+            spdlog::warn("task {}: progress not recorded: {}", task.id, e.what());
+        }
+    };
+
+    try {
+        const auto* model = catalog_.FindModel(task.model);
+        const std::string provider_name = model ? model->provider : "builtin";
+        const auto it = providers_.find(provider_name);
+        if (it == providers_.end()) {
+            throw providers::TaskFailure("INTERNAL",
+                                         "No provider named " + provider_name + " is configured");
+        }
+        providers::TaskContext ctx(task.id, task.endpoint, task.model,
+                                   nlohmann::json::parse(task.input_json), job->cancelled,
+                                   progress);
+        auto outputs = it->second->Run(ctx);
+        ctx.CheckCancelled();
+        for (const auto& out : outputs) {
+            const std::string name = "output_" + prefix + out.suffix;
+            store_.Put(task.id, name, out.data);
+            names.push_back(name);
+            ctx.CheckCancelled();
+        }
+    } catch (const providers::Cancelled&) {
+        status.clear();
+    } catch (const providers::TaskFailure& e) {
+        status = "FAILED";
+        failure = e.what();
+        failure_code = e.code();
+    } catch (const std::exception& e) {
+        spdlog::error("task {} failed inside its pipeline: {}", task.id, e.what());
+        status = "FAILED";
+        failure = "An internal error occurred while generating.";
+        failure_code = "INTERNAL";
+    }
+
+    bool recorded = false;
+    if (!status.empty()) {
+        if (status != "SUCCEEDED") names.clear();
+        // The database may be briefly away: keep trying while the lease can still be ours.
+        const auto give_up = std::chrono::steady_clock::now() +
+                             std::chrono::duration<double>(options_.lease_seconds);
+        for (;;) {
+            try {
+                recorded =
+                    repo_.FinishSync(task.id, options_.owner, status, names, failure, failure_code);
+                break;
+            } catch (const std::exception& e) {
+                if (std::chrono::steady_clock::now() > give_up || stop_) break;
+                spdlog::warn("task {}: finishing failed, retrying: {}", task.id, e.what());
+                Sleep(std::chrono::milliseconds(500));
+            }
+        }
+    }
+    if (!recorded) {
+        for (const auto& name : names) store_.DeleteObject(task.id, name);
+    }
+    spdlog::debug("task {} {}", task.id, recorded ? status : std::string("abandoned"));
+    std::lock_guard lock(mu_);
+    running_.erase(task.id);
+}
+
+void WorkerPool::Heartbeat() {
+    std::vector<std::string> held;
+    try {
+        held = repo_.HeartbeatSync(options_.owner, options_.lease_seconds);
+    } catch (const std::exception& e) {
+        spdlog::warn("lease heartbeat failed: {}", e.what());
+        return;
+    }
+    std::sort(held.begin(), held.end());
+    std::lock_guard lock(mu_);
+    for (auto& [id, job] : running_) {
+        if (!std::binary_search(held.begin(), held.end(), id)) job->cancelled = true;
+    }
+}
+
+void WorkerPool::HeartbeatMain() {
+    const auto interval =
+        std::chrono::milliseconds(static_cast<long>(options_.lease_seconds * 1000 / 3));
+    while (!stop_) {
+        Sleep(interval);
+        if (stop_) break;
+        bool any = false;
+        {
+            std::lock_guard lock(mu_);
+            any = !running_.empty();
+        }
+        if (any) Heartbeat();
+    }
+}
+
+void WorkerPool::SweepMain() {
+    while (!stop_) {
+        try {
+            repo_.RequeueExpiredSync(options_.max_attempts);
+            for (const auto& group : repo_.ThrottledGroupsSync()) {
+                repo_.PromoteSync(group.org_id, group.limit_key, limit_(group.tier, group.model));
+            }
+        } catch (const store::DatabaseUnavailable&) {
+            // The database is away; the next sweep tries again.
+        } catch (const std::exception& e) {
+            spdlog::warn("queue sweep failed: {}", e.what());
+        }
+        Sleep(options_.sweep_interval);
+    }
+}
+
+void WorkerPool::Stop(std::chrono::milliseconds grace) {
+    if (threads_.empty()) return;
+    stop_claiming_ = true;
+    wake_cv_.notify_all();
+    const auto deadline = std::chrono::steady_clock::now() + grace;
+    while (Running() > 0 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    {
+        std::lock_guard lock(mu_);
+        for (auto& [id, job] : running_) job->cancelled = true;
+        stop_ = true;
+    }
+    sleep_cv_.notify_all();
+    wake_cv_.notify_all();
+    for (auto& t : threads_) {
+        if (t.joinable()) t.join();
+    }
+    threads_.clear();
+    try {
+        const int released = repo_.ReleaseOwnedSync(options_.owner);
+        if (released > 0) spdlog::info("released {} task lease(s) back to the queue", released);
+    } catch (const std::exception& e) {
+        spdlog::warn("could not release leases (they expire by themselves): {}", e.what());
+    }
+}
+
+}  // namespace genhost::tasks

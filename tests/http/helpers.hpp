@@ -1,0 +1,113 @@
+// Helpers shared by the HTTP test suites, which drive a real `genhost serve` over sockets.
+#pragma once
+
+#include "support/http_client.hpp"
+#include "support/pg.hpp"
+#include "support/server_process.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+
+namespace genhost::testing {
+
+inline Headers AuthHeaders(const std::string& key = kTestKey) {
+    return {{"Authorization", "Bearer " + key},
+            {"X-Service-Version", "2024-11-06"},
+            {"Content-Type", "application/json"}};
+}
+
+inline nlohmann::json ImageRequest(const std::string& model = "gen4_image",
+                                   const std::string& ratio = "1280:720", std::uint64_t seed = 42) {
+    return {
+        {"model", model}, {"promptText", "a lighthouse at dusk"}, {"ratio", ratio}, {"seed", seed}};
+}
+
+// TypicalLatency reads a model's typical latency from the catalog in the source tree, so a test
+// can ask for tasks of a given length through GENHOST_LATENCY_SCALE.
+inline double TypicalLatency(const std::string& model) {
+    std::ifstream in(std::string(GENHOST_SOURCE_DIR) + "/schemas/models.json");
+    const auto catalog = nlohmann::json::parse(in);
+    for (const auto& m : catalog["models"]) {
+        if (m["id"] == model) return m["typical_latency_seconds"].get<double>();
+    }
+    throw std::runtime_error("model not in catalog: " + model);
+}
+
+// LatencyScaleFor returns the GENHOST_LATENCY_SCALE that makes gen4_image take `seconds`.
+inline std::string LatencyScaleFor(double seconds) {
+    return std::to_string(seconds / TypicalLatency("gen4_image"));
+}
+
+// WaitForStatus polls the task until its status is in `want` (returns the record) or the
+// timeout passes (returns the last record).
+inline nlohmann::json WaitForStatus(HttpClient& client, const std::string& id,
+                                    const std::set<std::string>& want,
+                                    std::chrono::seconds timeout = std::chrono::seconds(60),
+                                    const std::string& key = kTestKey) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    nlohmann::json last;
+    while (std::chrono::steady_clock::now() < deadline) {
+        const auto r = client.Send("GET", "/v1/tasks/" + id, AuthHeaders(key));
+        if (r.status != 200) return {{"httpStatus", r.status}};
+        last = r.Json();
+        if (want.count(last["status"].get<std::string>())) return last;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return last;
+}
+
+// PngSize reads width and height from a PNG's IHDR chunk; {0,0} if not a PNG.
+inline std::pair<int, int> PngSize(const std::string& png) {
+    if (png.size() < 24 || png.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0) return {0, 0};
+    auto be32 = [&](std::size_t at) {
+        return (static_cast<unsigned char>(png[at]) << 24) |
+               (static_cast<unsigned char>(png[at + 1]) << 16) |
+               (static_cast<unsigned char>(png[at + 2]) << 8) |
+               static_cast<unsigned char>(png[at + 3]);
+    };
+    return {static_cast<int>(be32(16)), static_cast<int>(be32(20))};
+}
+
+inline void ParseRatioForTest(const std::string& ratio, int& w, int& h) {
+    const auto colon = ratio.find(':');
+    w = std::stoi(ratio.substr(0, colon));
+    h = std::stoi(ratio.substr(colon + 1));
+}
+
+// PathOf returns the path and query of an absolute http://host:port/... URL.
+inline std::string PathOf(const std::string& url) {
+    const auto scheme = url.find("://");
+    const auto slash = url.find('/', scheme == std::string::npos ? 0 : scheme + 3);
+    return slash == std::string::npos ? "/" : url.substr(slash);
+}
+
+// CreateKey runs `genhost keys create` and returns the printed key.
+inline std::string CreateKey(const ServerProcess& server, const std::string& org, int tier = 5) {
+    std::string out;
+    const int rc =
+        server.RunCommand("keys create --org " + org + " --tier " + std::to_string(tier), &out);
+    if (rc != 0) throw std::runtime_error("keys create failed: " + out);
+    const auto pos = out.find("api_key: ");
+    if (pos == std::string::npos) throw std::runtime_error("no key printed: " + out);
+    return out.substr(pos + 9, 4 + 128);
+}
+
+// MetricValue returns the value of the first /metrics line starting with `prefix`, or -1.
+inline double MetricValue(HttpClient& client, const std::string& prefix) {
+    const auto body = client.Send("GET", "/metrics").body;
+    std::istringstream in(body);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind(prefix + " ", 0) == 0) return std::stod(line.substr(prefix.size() + 1));
+    }
+    return -1;
+}
+
+}  // namespace genhost::testing

@@ -1,0 +1,121 @@
+// What happens when things break: the database goes away and comes back, the server is killed
+// with SIGKILL under load, or stopped with SIGTERM while tasks run.
+#include "helpers.hpp"
+
+#include <csignal>
+
+namespace genhost::testing {
+namespace {
+
+TEST(Resilience, LosingTheDatabaseGives503AndTheServerRecoversByItself) {
+    if (ClusterDsn().empty()) GTEST_SKIP() << "no PostgreSQL configured";
+    PgCluster cluster;
+    cluster.Start();
+    ServerProcess server(cluster.dsn());
+    server.Start();
+    HttpClient c("127.0.0.1", server.port());
+    const auto created = c.Send("POST", "/v1/text_to_image", AuthHeaders(), ImageRequest().dump());
+    ASSERT_EQ(created.status, 200) << created.body;
+    const std::string id = created.Json()["id"];
+    ASSERT_EQ(WaitForStatus(c, id, {"SUCCEEDED"})["status"], "SUCCEEDED");
+
+    cluster.Stop();
+    auto r = c.Send("GET", "/readyz");
+    EXPECT_EQ(r.status, 503);
+    EXPECT_TRUE(r.Json()["error"].is_string());
+    r = c.Send("GET", "/v1/tasks/" + id, AuthHeaders());
+    EXPECT_EQ(r.status, 503);
+    EXPECT_FALSE(r.Header("retry-after").empty());
+    EXPECT_EQ(c.Send("POST", "/v1/text_to_image", AuthHeaders(), ImageRequest().dump()).status,
+              503);
+    EXPECT_EQ(c.Send("GET", "/healthz").status, 200);  // the process itself is fine
+
+    cluster.Start();
+    int ready = 0;
+    for (int i = 0; i < 100 && ready != 200; ++i) {
+        ready = c.Send("GET", "/readyz").status;
+        if (ready != 200) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_EQ(ready, 200);
+    EXPECT_EQ(c.Send("GET", "/v1/tasks/" + id, AuthHeaders()).status, 200);
+    const auto again = c.Send("POST", "/v1/text_to_image", AuthHeaders(), ImageRequest().dump());
+    ASSERT_EQ(again.status, 200) << again.body;
+    EXPECT_EQ(WaitForStatus(c, again.Json()["id"], {"SUCCEEDED"})["status"], "SUCCEEDED");
+}
+
+TEST(Resilience, EveryAcknowledgedTaskSurvivesAKillDashNine) {
+    TestDatabase db;
+    const std::map<std::string, std::string> env = {{"GENHOST_LATENCY_SCALE", LatencyScaleFor(0.5)},
+                                                    {"GENHOST_WORKERS", "2"},
+                                                    {"GENHOST_LEASE_SECONDS", "2"}};
+    std::vector<std::string> ids;
+    {
+        ServerProcess server(db.dsn(), env);
+        server.Start();
+        // Several clients create tasks at once; the server is killed in the middle of it.
+        std::mutex mu;
+        std::atomic<bool> stop{false};
+        std::vector<std::thread> clients;
+        for (int t = 0; t < 4; ++t) {
+            clients.emplace_back([&] {
+                HttpClient c("127.0.0.1", server.port());
+                while (!stop) {
+                    try {
+                        const auto r = c.Send("POST", "/v1/text_to_image", AuthHeaders(),
+                                              ImageRequest().dump());
+                        if (r.status == 200) {
+                            std::lock_guard lock(mu);
+                            ids.push_back(r.Json()["id"]);
+                        }
+                    } catch (const std::exception&) {
+                        return;  // the server is gone
+                    }
+                }
+            });
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        server.Signal(SIGKILL);
+        stop = true;
+        for (auto& t : clients) t.join();
+        EXPECT_EQ(server.WaitExit(std::chrono::seconds(5)), 128 + SIGKILL);
+    }
+    ASSERT_GT(ids.size(), 5u);
+
+    ServerProcess restarted(db.dsn(), env);
+    restarted.Start();
+    HttpClient c("127.0.0.1", restarted.port());
+    for (const auto& id : ids) {
+        const auto task =
+            WaitForStatus(c, id, {"SUCCEEDED", "FAILED", "CANCELLED"}, std::chrono::seconds(120));
+        EXPECT_EQ(task["status"], "SUCCEEDED") << id << " " << task.dump();
+    }
+}
+
+TEST(Resilience, SigtermDrainsAndExitsZeroAndRunningWorkIsRequeued) {
+    TestDatabase db;
+    const std::map<std::string, std::string> env = {
+        {"GENHOST_LATENCY_SCALE", LatencyScaleFor(30.0)}, {"GENHOST_DRAIN_TIMEOUT", "1"}};
+    std::string id;
+    {
+        ServerProcess server(db.dsn(), env);
+        server.Start();
+        HttpClient c("127.0.0.1", server.port());
+        const auto r = c.Send("POST", "/v1/text_to_image", AuthHeaders(), ImageRequest().dump());
+        ASSERT_EQ(r.status, 200);
+        id = r.Json()["id"];
+        ASSERT_EQ(WaitForStatus(c, id, {"RUNNING"})["status"], "RUNNING");
+        server.Signal(SIGTERM);
+        EXPECT_EQ(server.WaitExit(std::chrono::seconds(30)), 0) << server.Log();
+        EXPECT_NE(server.Log().find("released 1 task lease"), std::string::npos) << server.Log();
+    }
+    // The next process takes the task up again at once (its lease was released, not left to
+    // expire), and this time it finishes quickly.
+    ServerProcess next(db.dsn(), {{"GENHOST_LATENCY_SCALE", "0"}});
+    next.Start();
+    HttpClient c("127.0.0.1", next.port());
+    EXPECT_EQ(WaitForStatus(c, id, {"SUCCEEDED", "FAILED"}, std::chrono::seconds(20))["status"],
+              "SUCCEEDED");
+}
+
+}  // namespace
+}  // namespace genhost::testing

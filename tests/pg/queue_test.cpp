@@ -1,0 +1,255 @@
+// The store module against a real PostgreSQL: migrations under concurrency, the task queue's
+// state machine (claim, lease, finish, cancel, throttling, re-queue) and the daily limit.
+#include "support/pg.hpp"
+
+#include "genhost/auth/auth.hpp"
+#include "genhost/core/ids.hpp"
+#include "genhost/store/database.hpp"
+#include "genhost/store/migrations.hpp"
+#include "genhost/store/orgs.hpp"
+#include "genhost/store/tasks_repo.hpp"
+
+#include <gtest/gtest.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+#include <pqxx/pqxx>
+
+#include <future>
+#include <thread>
+
+namespace genhost::testing {
+namespace {
+
+namespace asio = boost::asio;
+
+class Queue : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        if (ClusterDsn().empty()) GTEST_SKIP() << "no PostgreSQL configured";
+        db_ = std::make_unique<TestDatabase>();
+        store::Migrate(db_->dsn());
+        pool_ = std::make_unique<store::Database>(db_->dsn(), 2);
+        store::OrgRepo::Prepare(*pool_);
+        store::TaskRepo::Prepare(*pool_);
+        pool_->Start();
+        orgs_ = std::make_unique<store::OrgRepo>(*pool_);
+        tasks_ = std::make_unique<store::TaskRepo>(*pool_);
+        org_ = orgs_->EnsureOrganizationSync("acme", 1, false).id;
+    }
+
+    template <class T>
+    T Await(asio::awaitable<T> a) {
+        return asio::co_spawn(io_, std::move(a), asio::use_future).get();
+    }
+
+    store::CreateResult Create(const std::string& id, int max_concurrent = 1, int max_daily = 100,
+                               const std::string& model = "gen4_image") {
+        store::NewTask t{id,    org_,           "text_to_image",
+                         model, model,          R"({"model":"gen4_image"})",
+                         5,     max_concurrent, max_daily};
+        auto f = asio::co_spawn(io_, tasks_->Create(t), asio::use_future);
+        io_.restart();
+        io_.run();
+        return f.get();
+    }
+
+    std::string Status(const std::string& id) {
+        auto f = asio::co_spawn(io_, tasks_->Get(org_, id), asio::use_future);
+        io_.restart();
+        io_.run();
+        const auto t = f.get();
+        return t ? t->status : "missing";
+    }
+
+    asio::io_context io_;
+    std::unique_ptr<TestDatabase> db_;
+    std::unique_ptr<store::Database> pool_;
+    std::unique_ptr<store::OrgRepo> orgs_;
+    std::unique_ptr<store::TaskRepo> tasks_;
+    std::string org_;
+};
+
+TEST(Migrations, ConcurrentStartsApplyEachMigrationOnce) {
+    if (ClusterDsn().empty()) GTEST_SKIP();
+    TestDatabase db;
+    std::vector<std::future<int>> runs;
+    for (int i = 0; i < 4; ++i) {
+        runs.push_back(std::async(std::launch::async, [&] { return store::Migrate(db.dsn()); }));
+    }
+    int total = 0;
+    for (auto& r : runs) total += r.get();
+    pqxx::connection c(db.dsn());
+    pqxx::nontransaction n(c);
+    const int files = n.exec("SELECT count(*) FROM schema_migrations")[0][0].as<int>();
+    EXPECT_GE(files, 1);
+    EXPECT_EQ(total, files);
+    EXPECT_EQ(store::Migrate(db.dsn()), 0);
+}
+
+TEST_F(Queue, CreateClaimFinish) {
+    const std::string id = NewUuid();
+    const auto created = Create(id);
+    EXPECT_EQ(created.kind, store::CreateResult::Kind::kCreated);
+    EXPECT_EQ(created.status, "PENDING");
+    EXPECT_EQ(Status(id), "PENDING");
+
+    const auto claimed = tasks_->ClaimSync("node-a", 30);
+    ASSERT_TRUE(claimed);
+    EXPECT_EQ(claimed->id, id);
+    EXPECT_EQ(claimed->attempts, 1);
+    EXPECT_FALSE(tasks_->ClaimSync("node-b", 30));  // nothing else to claim
+    EXPECT_EQ(Status(id), "RUNNING");
+    EXPECT_TRUE(tasks_->SetProgressSync(id, "node-a", 0.5));
+    EXPECT_FALSE(tasks_->SetProgressSync(id, "node-b", 0.5));  // not its lease
+
+    EXPECT_FALSE(tasks_->FinishSync(id, "node-b", "SUCCEEDED", {"x.png"}, "", ""));
+    EXPECT_TRUE(tasks_->FinishSync(id, "node-a", "SUCCEEDED", {"x.png"}, "", ""));
+    EXPECT_EQ(Status(id), "SUCCEEDED");
+    EXPECT_FALSE(tasks_->FinishSync(id, "node-a", "FAILED", {}, "again", "INTERNAL"));
+}
+
+TEST_F(Queue, ThrottledTasksArePromotedOldestFirstWhenASlotFrees) {
+    const std::string a = NewUuid(), b = NewUuid(), c = NewUuid();
+    EXPECT_EQ(Create(a).status, "PENDING");
+    EXPECT_EQ(Create(b).status, "THROTTLED");
+    EXPECT_EQ(Create(c).status, "THROTTLED");
+    const auto claimed = tasks_->ClaimSync("node", 30);
+    ASSERT_TRUE(claimed);
+    EXPECT_EQ(claimed->id, a);
+    EXPECT_FALSE(tasks_->ClaimSync("node", 30));
+    ASSERT_TRUE(tasks_->FinishSync(a, "node", "SUCCEEDED", {}, "", ""));
+    EXPECT_EQ(Status(b), "PENDING");
+    EXPECT_EQ(Status(c), "THROTTLED");
+    // A new task queues behind the throttled one even though... no slot is free anyway.
+    const std::string d = NewUuid();
+    EXPECT_EQ(Create(d).status, "THROTTLED");
+}
+
+TEST_F(Queue, CancellingReleasesTheSlotAndDeletingFinishedTasksReturnsOutputs) {
+    const std::string a = NewUuid(), b = NewUuid();
+    Create(a);
+    Create(b);
+    auto f = asio::co_spawn(io_, tasks_->Cancel(org_, a, true), asio::use_future);
+    io_.restart();
+    io_.run();
+    EXPECT_EQ(f.get().kind, store::CancelResult::Kind::kCancelled);
+    EXPECT_EQ(Status(a), "missing");  // deleted from the API's point of view
+    EXPECT_EQ(Status(b), "PENDING");  // took the freed slot
+
+    const auto claimed = tasks_->ClaimSync("node", 30);
+    ASSERT_TRUE(claimed);
+    ASSERT_TRUE(tasks_->FinishSync(b, "node", "SUCCEEDED", {"o1.png", "o2.png"}, "", ""));
+    auto g = asio::co_spawn(io_, tasks_->Cancel(org_, b, true), asio::use_future);
+    io_.restart();
+    io_.run();
+    const auto deleted = g.get();
+    EXPECT_EQ(deleted.kind, store::CancelResult::Kind::kDeleted);
+    EXPECT_EQ(deleted.outputs, (std::vector<std::string>{"o1.png", "o2.png"}));
+    EXPECT_EQ(tasks_->CancelSync(org_, b, true).kind, store::CancelResult::Kind::kNotFound);
+}
+
+TEST_F(Queue, OperatorCancelOfARunningTaskLosesTheWorkersLease) {
+    const std::string a = NewUuid();
+    Create(a);
+    ASSERT_TRUE(tasks_->ClaimSync("node", 30));
+    EXPECT_EQ(tasks_->CancelSync("", a, false).kind, store::CancelResult::Kind::kCancelled);
+    EXPECT_EQ(Status(a), "CANCELLED");
+    EXPECT_TRUE(tasks_->HeartbeatSync("node", 30).empty());
+    EXPECT_FALSE(tasks_->FinishSync(a, "node", "SUCCEEDED", {}, "", ""));
+    EXPECT_EQ(tasks_->CancelSync("", a, false).kind, store::CancelResult::Kind::kAlreadyFinished);
+}
+
+TEST_F(Queue, ExpiredLeasesAreRequeuedThenFailedAfterMaxAttempts) {
+    const std::string a = NewUuid();
+    Create(a);
+    ASSERT_TRUE(tasks_->ClaimSync("dead-node", 0.2));
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    EXPECT_EQ(tasks_->RequeueExpiredSync(2), 1);
+    EXPECT_EQ(Status(a), "PENDING");
+    const auto again = tasks_->ClaimSync("other", 0.2);
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->attempts, 2);
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    EXPECT_EQ(tasks_->RequeueExpiredSync(2), 0);
+    EXPECT_EQ(Status(a), "FAILED");
+}
+
+TEST_F(Queue, ReleasingLeasesOnShutdownRequeuesWithoutCostingAnAttempt) {
+    const std::string a = NewUuid();
+    Create(a);
+    ASSERT_TRUE(tasks_->ClaimSync("node", 30));
+    EXPECT_EQ(tasks_->ReleaseOwnedSync("node"), 1);
+    EXPECT_EQ(Status(a), "PENDING");
+    const auto again = tasks_->ClaimSync("node2", 30);
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->attempts, 1);
+}
+
+TEST_F(Queue, PromoteRepairsSlotCountsAndRespectsTheLimit) {
+    const std::string a = NewUuid(), b = NewUuid(), c = NewUuid();
+    Create(a);
+    Create(b);
+    Create(c);
+    // Simulate the race the sweeper repairs: a slot counted as used by nobody.
+    {
+        pqxx::connection conn(db_->dsn());
+        pqxx::nontransaction n(conn);
+        n.exec("UPDATE tasks SET status = 'SUCCEEDED' WHERE id = '" + a + "'");
+    }
+    EXPECT_EQ(tasks_->PromoteSync(org_, "gen4_image", 1), 1);
+    EXPECT_EQ(Status(b), "PENDING");
+    EXPECT_EQ(Status(c), "THROTTLED");
+    EXPECT_EQ(tasks_->PromoteSync(org_, "gen4_image", 1), 0);
+    EXPECT_EQ(tasks_->PromoteSync(org_, "gen4_image", 3), 1);
+    EXPECT_EQ(Status(c), "PENDING");
+    const auto groups = tasks_->ThrottledGroupsSync();
+    EXPECT_TRUE(groups.empty());
+}
+
+TEST_F(Queue, TheDailyLimitCountsPerModelAndRefusesWithoutStoring) {
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(Create(NewUuid(), 10, 3).kind, store::CreateResult::Kind::kCreated);
+    }
+    const std::string refused = NewUuid();
+    const auto r = Create(refused, 10, 3);
+    EXPECT_EQ(r.kind, store::CreateResult::Kind::kRateLimited);
+    EXPECT_GT(r.retry_after_seconds, 24 * 3600 - 60);
+    EXPECT_EQ(Status(refused), "missing");
+    EXPECT_EQ(Create(NewUuid(), 10, 3, "gen4_image_turbo").kind,
+              store::CreateResult::Kind::kCreated);
+}
+
+TEST_F(Queue, KeysResolveByHashAndDisabledKeysSaySo) {
+    const std::string key = auth::GenerateKey();
+    const std::string id = orgs_->AddKeySync(org_, auth::HashKey(key), false);
+    auto f = asio::co_spawn(io_, orgs_->FindKey(auth::HashKey(key)), asio::use_future);
+    io_.restart();
+    io_.run();
+    auto found = f.get();
+    ASSERT_TRUE(found);
+    EXPECT_EQ(found->org.id, org_);
+    EXPECT_FALSE(found->key_disabled);
+    EXPECT_TRUE(orgs_->DisableKeySync(id));
+    auto g = asio::co_spawn(io_, orgs_->FindKey(auth::HashKey(key)), asio::use_future);
+    io_.restart();
+    io_.run();
+    EXPECT_TRUE(g.get()->key_disabled);
+    EXPECT_FALSE(orgs_->DisableKeySync("not-a-uuid"));
+    // The plaintext key is nowhere in the database.
+    pqxx::connection conn(db_->dsn());
+    pqxx::nontransaction n(conn);
+    EXPECT_EQ(n.exec("SELECT count(*) FROM api_keys WHERE encode(key_hash, 'escape') LIKE '%" +
+                     key.substr(4, 20) + "%'")[0][0]
+                  .as<int>(),
+              0);
+}
+
+TEST_F(Queue, TheDatabaseBeingAwayIsReportedAsUnavailable) {
+    store::Database broken("host=/nonexistent dbname=x user=x connect_timeout=1", 1);
+    broken.Start();
+    EXPECT_THROW(broken.RunSync([](pqxx::connection_base&) {}), store::DatabaseUnavailable);
+}
+
+}  // namespace
+}  // namespace genhost::testing
