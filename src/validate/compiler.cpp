@@ -72,23 +72,6 @@ TypeMask TypeBitByName(const std::string& name) {
     return 0;
 }
 
-TypeMask JsonTypeBits(const Json& v) {
-    switch (v.type()) {
-        case Json::value_t::string:
-            return kTypeString;
-        case Json::value_t::boolean:
-            return kTypeBoolean;
-        case Json::value_t::object:
-            return kTypeObject;
-        case Json::value_t::array:
-            return kTypeArray;
-        case Json::value_t::null:
-            return kTypeNull;
-        default:
-            return kTypeInteger | kTypeNumber;
-    }
-}
-
 std::size_t NonNegativeInteger(const OJson& json, const std::string& location) {
     if (json.is_number_unsigned()) return json.get<std::size_t>();
     if (json.is_number_integer() && json.get<std::int64_t>() >= 0) return json.get<std::size_t>();

@@ -165,6 +165,29 @@ struct Node {
     TypeMask accepts = 0;
 };
 
+// JsonTypeBits is the TypeMask bit of a value's JSON type; a number has both number bits (whether
+// it is integral is a separate check).
+inline TypeMask JsonTypeBits(const Json& v) {
+    switch (v.type()) {
+        case Json::value_t::string:
+            return kTypeString;
+        case Json::value_t::boolean:
+            return kTypeBoolean;
+        case Json::value_t::object:
+            return kTypeObject;
+        case Json::value_t::array:
+            return kTypeArray;
+        case Json::value_t::null:
+            return kTypeNull;
+        case Json::value_t::number_integer:
+        case Json::value_t::number_unsigned:
+        case Json::value_t::number_float:
+            return kTypeInteger | kTypeNumber;
+        default:
+            return 0;
+    }
+}
+
 // Target follows "$ref" links to the node that carries the constraints.
 inline const Node& Target(const Node& node) {
     const Node* n = &node;

@@ -7,32 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <span>
 
 namespace genhost::validate::detail {
 namespace {
-
-TypeMask ValueTypeBits(const Json& v) {
-    switch (v.type()) {
-        case Json::value_t::string:
-            return kTypeString;
-        case Json::value_t::boolean:
-            return kTypeBoolean;
-        case Json::value_t::object:
-            return kTypeObject;
-        case Json::value_t::array:
-            return kTypeArray;
-        case Json::value_t::null:
-            return kTypeNull;
-        case Json::value_t::number_integer:
-        case Json::value_t::number_unsigned:
-        case Json::value_t::number_float:
-            return kTypeInteger | kTypeNumber;
-        default:
-            return 0;
-    }
-}
 
 // IsIntegral follows JavaScript's Number.isInteger: 5.0 is an integer, Infinity is not.
 bool IsIntegral(const Json& v) {
@@ -81,7 +59,7 @@ class Walker {
                                   ReceivedTypeName(value));
             return;
         }
-        if (node.types != 0 && (node.types & ValueTypeBits(value)) == 0) {
+        if (node.types != 0 && (node.types & JsonTypeBits(value)) == 0) {
             Add(kInvalidType, "Expected " + ExpectedTypeNames(node.types) + ", received " +
                                   ReceivedTypeName(value));
             return;
@@ -295,7 +273,7 @@ class Walker {
     }
 
     void CheckUnion(const Node& node, const Json& value) {
-        const TypeMask bits = ValueTypeBits(value);
+        const TypeMask bits = JsonTypeBits(value);
         std::vector<const Node*> candidates;
         for (const Node* branch : node.branches) {
             const TypeMask accepts = Target(*branch).accepts;

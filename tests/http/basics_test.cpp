@@ -51,7 +51,6 @@ TEST_F(Basics, AuthenticationMatrix) {
         {"too short", "Bearer key_" + std::string(127, 'a')},
         {"too long", "Bearer key_" + std::string(129, 'a')},
         {"non-hex", "Bearer key_" + std::string(127, 'a') + "g"},
-        {"leading space", " Bearer " + kTestKey},
         {"two spaces", "Bearer  " + kTestKey},
         {"unknown key", "Bearer key_" + std::string(128, 'b')},
     };
@@ -307,7 +306,7 @@ TEST_F(Basics, DeletingAFinishedTaskRemovesItAndItsOutputs) {
 TEST_F(Basics, MalformedTaskIdsAre404) {
     auto c = Client();
     for (const std::string id :
-         {"nope", "00000000-0000-4000-8000-00000000000", "'; DROP TABLE tasks; --"}) {
+         {"nope", "00000000-0000-4000-8000-00000000000", "%27%3B%20DROP%20TABLE%20tasks%3B%20--"}) {
         EXPECT_EQ(c.Send("GET", "/v1/tasks/" + id, AuthHeaders()).status, 404) << id;
     }
 }

@@ -59,7 +59,7 @@ TEST(Resilience, EveryAcknowledgedTaskSurvivesAKillDashNine) {
         for (int t = 0; t < 4; ++t) {
             clients.emplace_back([&] {
                 HttpClient c("127.0.0.1", server.port());
-                while (!stop) {
+                for (int n = 0; n < 25 && !stop; ++n) {
                     try {
                         const auto r = c.Send("POST", "/v1/text_to_image", AuthHeaders(),
                                               ImageRequest().dump());
@@ -67,13 +67,14 @@ TEST(Resilience, EveryAcknowledgedTaskSurvivesAKillDashNine) {
                             std::lock_guard lock(mu);
                             ids.push_back(r.Json()["id"]);
                         }
+                        std::this_thread::sleep_for(std::chrono::milliseconds(40));
                     } catch (const std::exception&) {
                         return;  // the server is gone
                     }
                 }
             });
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        std::this_thread::sleep_for(std::chrono::milliseconds(600));
         server.Signal(SIGKILL);
         stop = true;
         for (auto& t : clients) t.join();
