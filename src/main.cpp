@@ -58,18 +58,6 @@ std::string Resource(const char* path) {
     return std::string(*r);
 }
 
-std::shared_ptr<const genhost::validate::SchemaSet> LoadSchemas() {
-    std::vector<genhost::validate::SchemaDocument> docs;
-    for (const auto& r : genhost::EmbeddedResources()) {
-        const std::string_view path = r.path;
-        if (path.rfind("schemas/", 0) == 0 && path != "schemas/models.json" &&
-            path != "schemas/tiers.json") {
-            docs.push_back({std::string(path), std::string(r.content)});
-        }
-    }
-    return genhost::validate::SchemaSet::Compile(docs);
-}
-
 std::shared_ptr<const genhost::catalog::Catalog> LoadCatalog(const Settings& s) {
     const std::string tiers =
         s.tiers_file.empty() ? Resource("schemas/tiers.json") : ReadFile(s.tiers_file);
@@ -81,6 +69,12 @@ std::string PublicUrl(const Settings& s) {
     const bool v6 = s.listen_host.find(':') != std::string::npos;
     return "http://" + (v6 ? "[" + s.listen_host + "]" : s.listen_host) + ":" +
            std::to_string(s.listen_port);
+}
+
+void PrepareStatements(genhost::store::Database& db) {
+    genhost::store::OrgRepo::Prepare(db);
+    genhost::store::TaskRepo::Prepare(db);
+    genhost::store::SettingsRepo::Prepare(db);
 }
 
 int RequireDatabase(const Settings& s) {
@@ -112,14 +106,17 @@ int Serve(const Settings& s) {
     sigaddset(&signals, SIGINT);
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-    const auto schemas = LoadSchemas();
+    const auto schemas = genhost::api::LoadEmbeddedSchemas();
     const auto catalog = LoadCatalog(s);
+    if (const auto problems = genhost::api::CheckContract(*schemas, *catalog); !problems.empty()) {
+        for (const auto& p : problems) spdlog::critical("schemas and catalog disagree: {}", p);
+        return 1;
+    }
     const int applied = genhost::store::Migrate(s.database_url);
     spdlog::info("database ready ({} migration(s) applied)", applied);
 
     genhost::store::Database db(s.database_url, s.db_threads);
-    genhost::store::OrgRepo::Prepare(db);
-    genhost::store::TaskRepo::Prepare(db);
+    PrepareStatements(db);
     db.Start();
     genhost::store::OrgRepo orgs(db);
     genhost::store::TaskRepo tasks(db);
@@ -233,6 +230,7 @@ int Keys(const Settings& s, const std::vector<std::string>& args) {
     if (int rc = RequireDatabase(s)) return rc;
     genhost::store::Migrate(s.database_url);
     genhost::store::Database db(s.database_url, 1);
+    PrepareStatements(db);
     db.Start();
     genhost::store::OrgRepo orgs(db);
     const std::string verb = args.size() > 1 ? args[1] : "";
@@ -290,7 +288,7 @@ int Tasks(const Settings& s, const std::vector<std::string>& args) {
     }
     genhost::store::Migrate(s.database_url);
     genhost::store::Database db(s.database_url, 1);
-    genhost::store::TaskRepo::Prepare(db);
+    PrepareStatements(db);
     db.Start();
     genhost::store::TaskRepo tasks(db);
     const auto r = tasks.CancelSync("", args[2], false);
@@ -312,6 +310,7 @@ int Orgs(const Settings& s, const std::vector<std::string>& args) {
     }
     genhost::store::Migrate(s.database_url);
     genhost::store::Database db(s.database_url, 1);
+    PrepareStatements(db);
     db.Start();
     genhost::store::OrgRepo orgs(db);
     if (!orgs.SetSuspendedSync(args[2], args[1] == "suspend")) {

@@ -3,8 +3,6 @@
 
 #include "genhost/core/resources.hpp"
 
-#include <pqxx/pqxx>
-
 namespace genhost::api {
 
 namespace asio = boost::asio;
@@ -16,10 +14,7 @@ asio::awaitable<http::Response> Healthz(App& app, http::Request& req) {
 asio::awaitable<http::Response> Readyz(App& app, http::Request& req) {
     bool ready = false;
     try {
-        co_await app.db.Run([](pqxx::connection_base& c) {
-            pqxx::nontransaction n(c);
-            n.exec("SELECT 1");
-        });
+        co_await app.db.Ping();
         ready = true;
     } catch (const std::exception&) {
     }
@@ -34,13 +29,7 @@ asio::awaitable<http::Response> MetricsText(App& app, http::Request& req) {
     std::map<std::string, long long> counts;
     bool database_ok = true;
     try {
-        co_await app.db.Run([&](pqxx::connection_base& c) {
-            pqxx::nontransaction n(c);
-            for (const auto& row :
-                 n.exec("SELECT status, count(*) FROM tasks WHERE NOT deleted GROUP BY status")) {
-                counts[row[0].as<std::string>()] = row[1].as<long long>();
-            }
-        });
+        counts = co_await app.tasks.StatusCounts();
     } catch (const std::exception&) {
         database_ok = false;
     }

@@ -23,7 +23,19 @@ void Database::Prepare(std::string name, std::string sql) {
     statements_.emplace_back(std::move(name), std::move(sql));
 }
 
+namespace {
+constexpr const char* kPing = "database_ping";
+}  // namespace
+
+asio::awaitable<void> Database::Ping() {
+    co_await Run([](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        n.exec_prepared(kPing);
+    });
+}
+
 void Database::Start() {
+    statements_.emplace_back(kPing, "SELECT 1");
     for (int i = 0; i < threads_count_; ++i) {
         threads_.emplace_back([this, i] { ThreadMain(i); });
     }

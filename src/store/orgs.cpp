@@ -7,11 +7,45 @@
 namespace genhost::store {
 
 namespace {
+// Statements, prepared on every connection of the pool.
 constexpr const char* kFindKey = "orgs_find_key";
 constexpr const char* kFindKeySql =
     "SELECT k.id, k.key_hash, k.disabled_at IS NOT NULL, o.id, o.name, o.tier,"
     " o.status = 'suspended'"
     " FROM api_keys k JOIN organizations o ON o.id = k.org_id WHERE k.key_hash = $1";
+constexpr const char* kInsertOrg = "orgs_insert";
+constexpr const char* kInsertOrgSql =
+    "INSERT INTO organizations (id, name, tier) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING";
+constexpr const char* kSetTier = "orgs_set_tier";
+constexpr const char* kSetTierSql = "UPDATE organizations SET tier = $2 WHERE name = $1";
+constexpr const char* kFindOrg = "orgs_find";
+constexpr const char* kFindOrgSql =
+    "SELECT id, name, tier, status = 'suspended' FROM organizations WHERE name = $1";
+constexpr const char* kInsertKey = "orgs_insert_key";
+constexpr const char* kInsertKeySql =
+    "INSERT INTO api_keys (id, org_id, key_hash) VALUES ($1, $2, $3)"
+    " ON CONFLICT (key_hash) DO NOTHING";
+constexpr const char* kEnableKey = "orgs_enable_key";
+constexpr const char* kEnableKeySql = "UPDATE api_keys SET disabled_at = NULL WHERE key_hash = $1";
+constexpr const char* kKeyId = "orgs_key_id";
+constexpr const char* kKeyIdSql = "SELECT id FROM api_keys WHERE key_hash = $1";
+constexpr const char* kDisableKey = "orgs_disable_key";
+constexpr const char* kDisableKeySql =
+    "UPDATE api_keys SET disabled_at = coalesce(disabled_at, now()) WHERE id = $1 RETURNING id";
+constexpr const char* kListKeys = "orgs_list_keys";
+constexpr const char* kListKeysSql =
+    "SELECT k.id, o.name, (extract(epoch FROM k.created_at) * 1000000)::bigint,"
+    " k.disabled_at IS NOT NULL FROM api_keys k JOIN organizations o ON o.id = k.org_id"
+    " ORDER BY k.created_at, k.id";
+constexpr const char* kSetStatus = "orgs_set_status";
+constexpr const char* kSetStatusSql =
+    "UPDATE organizations SET status = $2 WHERE name = $1 RETURNING id";
+constexpr const char* kCancelOrgTasks = "orgs_cancel_tasks";
+constexpr const char* kCancelOrgTasksSql =
+    "SELECT genhost_cancel_task(id, org_id, false) FROM tasks"
+    " WHERE org_id = $1 AND status IN ('PENDING', 'THROTTLED', 'RUNNING') AND NOT deleted";
+constexpr const char* kNotifyKeys = "orgs_notify_keys";
+constexpr const char* kNotifyKeysSql = "SELECT pg_notify('genhost_keys', '')";
 
 Organization ReadOrg(const pqxx::row& r, int first) {
     Organization o;
@@ -25,7 +59,21 @@ Organization ReadOrg(const pqxx::row& r, int first) {
 SysTime FromEpochMicros(long long us) { return SysTime{std::chrono::microseconds{us}}; }
 }  // namespace
 
-void OrgRepo::Prepare(Database& db) { db.Prepare(kFindKey, kFindKeySql); }
+void OrgRepo::Prepare(Database& db) {
+    const std::pair<const char*, const char*> statements[] = {{kFindKey, kFindKeySql},
+                                                              {kInsertOrg, kInsertOrgSql},
+                                                              {kSetTier, kSetTierSql},
+                                                              {kFindOrg, kFindOrgSql},
+                                                              {kInsertKey, kInsertKeySql},
+                                                              {kEnableKey, kEnableKeySql},
+                                                              {kKeyId, kKeyIdSql},
+                                                              {kDisableKey, kDisableKeySql},
+                                                              {kListKeys, kListKeysSql},
+                                                              {kSetStatus, kSetStatusSql},
+                                                              {kCancelOrgTasks, kCancelOrgTasksSql},
+                                                              {kNotifyKeys, kNotifyKeysSql}};
+    for (const auto& [name, sql] : statements) db.Prepare(name, sql);
+}
 
 boost::asio::awaitable<std::optional<KeyOwner>> OrgRepo::FindKey(std::string key_hash) {
     std::optional<KeyOwner> out;
@@ -48,17 +96,10 @@ Organization OrgRepo::EnsureOrganizationSync(const std::string& name, int tier, 
     Organization org;
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::work w(c);
-        w.exec_params(
-            "INSERT INTO organizations (id, name, tier) VALUES ($1, $2, $3)"
-            " ON CONFLICT (name) DO NOTHING",
-            NewUuid(), name, tier);
-        if (force_tier) {
-            w.exec_params("UPDATE organizations SET tier = $2 WHERE name = $1", name, tier);
-        }
-        const auto r = w.exec_params(
-            "SELECT id, name, tier, status = 'suspended' FROM organizations WHERE name = $1", name);
-        org = ReadOrg(r[0], 0);
-        w.exec("NOTIFY genhost_keys");
+        w.exec_prepared(kInsertOrg, NewUuid(), name, tier);
+        if (force_tier) w.exec_prepared(kSetTier, name, tier);
+        org = ReadOrg(w.exec_prepared(kFindOrg, name)[0], 0);
+        w.exec_prepared(kNotifyKeys);
         w.commit();
     });
     return org;
@@ -68,8 +109,7 @@ std::optional<Organization> OrgRepo::FindOrganizationSync(const std::string& nam
     std::optional<Organization> org;
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        const auto r = n.exec_params(
-            "SELECT id, name, tier, status = 'suspended' FROM organizations WHERE name = $1", name);
+        const auto r = n.exec_prepared(kFindOrg, name);
         if (!r.empty()) org = ReadOrg(r[0], 0);
     });
     return org;
@@ -81,16 +121,10 @@ std::string OrgRepo::AddKeySync(const std::string& org_id, const std::string& ke
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::work w(c);
         const pqxx::binarystring hash(key_hash);
-        w.exec_params(
-            "INSERT INTO api_keys (id, org_id, key_hash) VALUES ($1, $2, $3)"
-            " ON CONFLICT (key_hash) DO NOTHING",
-            NewUuid(), org_id, hash);
-        if (reenable) {
-            w.exec_params("UPDATE api_keys SET disabled_at = NULL WHERE key_hash = $1", hash);
-        }
-        id = w.exec_params("SELECT id FROM api_keys WHERE key_hash = $1", hash)[0][0]
-                 .as<std::string>();
-        w.exec("NOTIFY genhost_keys");
+        w.exec_prepared(kInsertKey, NewUuid(), org_id, hash);
+        if (reenable) w.exec_prepared(kEnableKey, hash);
+        id = w.exec_prepared(kKeyId, hash)[0][0].as<std::string>();
+        w.exec_prepared(kNotifyKeys);
         w.commit();
     });
     return id;
@@ -101,12 +135,8 @@ bool OrgRepo::DisableKeySync(const std::string& key_id) {
     bool found = false;
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::work w(c);
-        const auto r = w.exec_params(
-            "UPDATE api_keys SET disabled_at = coalesce(disabled_at, now()) WHERE id = $1"
-            " RETURNING id",
-            key_id);
-        found = !r.empty();
-        w.exec("NOTIFY genhost_keys");
+        found = !w.exec_prepared(kDisableKey, key_id).empty();
+        w.exec_prepared(kNotifyKeys);
         w.commit();
     });
     return found;
@@ -116,11 +146,7 @@ std::vector<ApiKeyInfo> OrgRepo::ListKeysSync() {
     std::vector<ApiKeyInfo> keys;
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        const auto r = n.exec(
-            "SELECT k.id, o.name, (extract(epoch FROM k.created_at) * 1000000)::bigint,"
-            " k.disabled_at IS NOT NULL FROM api_keys k JOIN organizations o ON o.id = k.org_id"
-            " ORDER BY k.created_at, k.id");
-        for (const auto& row : r) {
+        for (const auto& row : n.exec_prepared(kListKeys)) {
             keys.push_back(ApiKeyInfo{row[0].as<std::string>(), row[1].as<std::string>(),
                                       FromEpochMicros(row[2].as<long long>()), row[3].as<bool>()});
         }
@@ -132,19 +158,10 @@ bool OrgRepo::SetSuspendedSync(const std::string& name, bool suspended) {
     bool found = false;
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::work w(c);
-        const auto r =
-            w.exec_params("UPDATE organizations SET status = $2 WHERE name = $1 RETURNING id", name,
-                          suspended ? "suspended" : "active");
+        const auto r = w.exec_prepared(kSetStatus, name, suspended ? "suspended" : "active");
         found = !r.empty();
-        if (found && suspended) {
-            const std::string org_id = r[0][0].as<std::string>();
-            w.exec_params(
-                "SELECT genhost_cancel_task(id, org_id, false) FROM tasks"
-                " WHERE org_id = $1 AND status IN ('PENDING', 'THROTTLED', 'RUNNING')"
-                " AND NOT deleted",
-                org_id);
-        }
-        w.exec("NOTIFY genhost_keys");
+        if (found && suspended) w.exec_prepared(kCancelOrgTasks, r[0][0].as<std::string>());
+        w.exec_prepared(kNotifyKeys);
         w.commit();
     });
     return found;

@@ -45,6 +45,31 @@ constexpr const char* kProgressSql =
 constexpr const char* kFinish = "tasks_finish";
 constexpr const char* kFinishSql = "SELECT genhost_finish_task($1, $2, $3, $4::jsonb, $5, $6)";
 
+constexpr const char* kRelease = "tasks_release_owned";
+constexpr const char* kReleaseSql =
+    "UPDATE tasks SET status = 'PENDING', lease_owner = NULL, lease_expires_at = NULL,"
+    " progress = NULL, attempts = greatest(attempts - 1, 0)"
+    " WHERE lease_owner = $1 AND status = 'RUNNING' RETURNING id";
+
+constexpr const char* kNotifyTasks = "tasks_notify";
+constexpr const char* kNotifyTasksSql = "SELECT pg_notify('genhost_tasks', '')";
+
+constexpr const char* kRequeue = "tasks_requeue_expired";
+constexpr const char* kRequeueSql = "SELECT genhost_requeue_expired($1)";
+
+constexpr const char* kThrottledGroups = "tasks_throttled_groups";
+constexpr const char* kThrottledGroupsSql =
+    "SELECT DISTINCT ON (t.org_id, t.limit_key) t.org_id, t.limit_key, t.model, o.tier"
+    " FROM tasks t JOIN organizations o ON o.id = t.org_id WHERE t.status = 'THROTTLED'"
+    " ORDER BY t.org_id, t.limit_key, t.created_at";
+
+constexpr const char* kPromote = "tasks_promote";
+constexpr const char* kPromoteSql = "SELECT genhost_promote_throttled($1, $2, $3)";
+
+constexpr const char* kStatusCounts = "tasks_status_counts";
+constexpr const char* kStatusCountsSql =
+    "SELECT status, count(*) FROM tasks WHERE NOT deleted GROUP BY status";
+
 std::optional<std::string> OptionalText(const pqxx::field& f) {
     if (f.is_null()) return std::nullopt;
     return f.as<std::string>();
@@ -78,6 +103,12 @@ void TaskRepo::Prepare(Database& db) {
     db.Prepare(kHeartbeat, kHeartbeatSql);
     db.Prepare(kProgress, kProgressSql);
     db.Prepare(kFinish, kFinishSql);
+    db.Prepare(kRelease, kReleaseSql);
+    db.Prepare(kNotifyTasks, kNotifyTasksSql);
+    db.Prepare(kRequeue, kRequeueSql);
+    db.Prepare(kThrottledGroups, kThrottledGroupsSql);
+    db.Prepare(kPromote, kPromoteSql);
+    db.Prepare(kStatusCounts, kStatusCountsSql);
 }
 
 boost::asio::awaitable<CreateResult> TaskRepo::Create(NewTask task) {
@@ -215,13 +246,8 @@ int TaskRepo::ReleaseOwnedSync(const std::string& owner) {
     int count = 0;
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::work w(c);
-        const auto r = w.exec_params(
-            "UPDATE tasks SET status = 'PENDING', lease_owner = NULL, lease_expires_at = NULL,"
-            " progress = NULL, attempts = greatest(attempts - 1, 0)"
-            " WHERE lease_owner = $1 AND status = 'RUNNING' RETURNING id",
-            owner);
-        count = static_cast<int>(r.size());
-        if (count > 0) w.exec("NOTIFY genhost_tasks");
+        count = static_cast<int>(w.exec_prepared(kRelease, owner).size());
+        if (count > 0) w.exec_prepared(kNotifyTasks);
         w.commit();
     });
     return count;
@@ -231,7 +257,7 @@ int TaskRepo::RequeueExpiredSync(int max_attempts) {
     int count = 0;
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        count = n.exec_params("SELECT genhost_requeue_expired($1)", max_attempts)[0][0].as<int>();
+        count = n.exec_prepared(kRequeue, max_attempts)[0][0].as<int>();
     });
     return count;
 }
@@ -240,12 +266,7 @@ std::vector<ThrottledGroup> TaskRepo::ThrottledGroupsSync() {
     std::vector<ThrottledGroup> groups;
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        const auto r = n.exec(
-            "SELECT DISTINCT ON (t.org_id, t.limit_key) t.org_id, t.limit_key, t.model, o.tier"
-            " FROM tasks t JOIN organizations o ON o.id = t.org_id"
-            " WHERE t.status = 'THROTTLED'"
-            " ORDER BY t.org_id, t.limit_key, t.created_at");
-        for (const auto& row : r) {
+        for (const auto& row : n.exec_prepared(kThrottledGroups)) {
             groups.push_back(ThrottledGroup{row[0].as<std::string>(), row[1].as<std::string>(),
                                             row[2].as<std::string>(), row[3].as<int>()});
         }
@@ -257,23 +278,20 @@ int TaskRepo::PromoteSync(const std::string& org_id, const std::string& limit_ke
     int count = 0;
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        count = n.exec_params("SELECT genhost_promote_throttled($1, $2, $3)", org_id, limit_key,
-                              limit)[0][0]
-                    .as<int>();
+        count = n.exec_prepared(kPromote, org_id, limit_key, limit)[0][0].as<int>();
     });
     return count;
 }
 
-std::map<std::string, long long> TaskRepo::StatusCountsSync() {
+boost::asio::awaitable<std::map<std::string, long long>> TaskRepo::StatusCounts() {
     std::map<std::string, long long> counts;
-    db_.RunSync([&](pqxx::connection_base& c) {
+    co_await db_.Run([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        for (const auto& row :
-             n.exec("SELECT status, count(*) FROM tasks WHERE NOT deleted GROUP BY status")) {
+        for (const auto& row : n.exec_prepared(kStatusCounts)) {
             counts[row[0].as<std::string>()] = row[1].as<long long>();
         }
     });
-    return counts;
+    co_return counts;
 }
 
 }  // namespace genhost::store

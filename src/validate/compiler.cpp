@@ -127,6 +127,13 @@ class Compiler {
                     }
                 }
                 endpoint.root = CompileAt(i, "");
+                for (const Node* n = endpoint.root; n != nullptr; n = n->ref) {
+                    if (!n->discriminator) continue;
+                    for (const auto& branch : n->discriminator->branches) {
+                        endpoint.info.models.push_back(branch.first);
+                    }
+                    break;
+                }
                 out.endpoints.push_back(std::move(endpoint));
             } else {
                 for (const auto& [key, value] : doc.root.items()) {

@@ -48,6 +48,15 @@ struct App {
 // RegisterRoutes adds every route of genhost to `router`.
 void RegisterRoutes(http::Router& router, App& app);
 
+// CheckContract compares the request schemas with the catalog: every model a generation schema
+// accepts must be in the catalog and serve that endpoint. Returns one line per problem (empty
+// when consistent); `genhost serve` refuses to start otherwise.
+std::vector<std::string> CheckContract(const validate::SchemaSet& schemas,
+                                       const catalog::Catalog& catalog);
+
+// LoadEmbeddedSchemas compiles the request schemas compiled into the binary.
+std::shared_ptr<const validate::SchemaSet> LoadEmbeddedSchemas();
+
 // TierLimits is what an organization's tier allows for one model.
 struct TierLimits {
     int max_concurrent = 0;

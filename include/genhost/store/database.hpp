@@ -69,6 +69,9 @@ class Database {
     // DatabaseUnavailable.
     boost::asio::awaitable<void> Run(Job job);
 
+    // Ping checks that a connection answers (a prepared `SELECT 1`); throws DatabaseUnavailable.
+    boost::asio::awaitable<void> Ping();
+
     // RunSync executes `job` on a database thread and blocks the calling (non-I/O) thread.
     void RunSync(Job job);
 

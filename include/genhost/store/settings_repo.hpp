@@ -15,6 +15,9 @@ class SettingsRepo {
   public:
     explicit SettingsRepo(Database& db) : db_(db) {}
 
+    // Prepare registers this repository's statements with `db` (before db.Start()).
+    static void Prepare(Database& db);
+
     // GetOrCreateSync returns the value of `name`, storing `make()` first if it has none. When
     // several nodes race, all of them get the first stored value.
     std::string GetOrCreateSync(const std::string& name, const std::function<std::string()>& make);

@@ -127,8 +127,8 @@ class TaskRepo {
     // PromoteSync recounts a group's slots and promotes waiting tasks under `limit`.
     int PromoteSync(const std::string& org_id, const std::string& limit_key, int limit);
 
-    // StatusCountsSync counts tasks by status (deleted ones excluded), for /metrics.
-    std::map<std::string, long long> StatusCountsSync();
+    // StatusCounts counts tasks by status (deleted ones excluded), for /metrics.
+    boost::asio::awaitable<std::map<std::string, long long>> StatusCounts();
 
   private:
     Database& db_;

@@ -30,6 +30,7 @@ struct EndpointInfo {
     std::string path;    // e.g. "/v1/text_to_image"
     std::string kind;    // "generation" for task-creating endpoints
     std::string summary;
+    std::vector<std::string> models;  // discriminator values (`model`), in schema order
 };
 
 // SchemaDocument is one file of schemas/: its path (e.g. "schemas/text_to_image.json") and text.

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# bench/load/run.sh: task creation and task polling against the release build and a private
+# PostgreSQL (fsync off, unix socket), with pgbench's single-row insert and primary-key select
+# on the same server as the ceiling. Prints every figure; docs/performance.md records a run.
+#   CONNS (16)  DURATION (15)  IO_THREADS (2)  DB_THREADS (16)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../../scripts/lib/common.sh"
+cd "$GENHOST_ROOT"
+install_packages wrk postgresql-contrib
+CONNS=${CONNS:-16}
+DURATION=${DURATION:-15}
+cmake --preset release >/dev/null
+cmake --build --preset release --target genhost >/dev/null
+
+work=$(mktemp -d /tmp/genhost-bench.XXXXXX)
+chmod 755 "$work"
+server_pid=""
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
+  pg_stop "$work/pg" immediate
+  rm -rf "$work"
+}
+trap cleanup EXIT
+pg_start "$work/pg" off
+dsn="host=$work/pg/run dbname=genhost user=postgres"
+psql_() { as_pg_user "$PG_BIN/psql" -h "$work/pg/run" -U postgres -d genhost -Atq "$@"; }
+
+echo "== pgbench ceiling (-c$CONNS -j2 -T$DURATION -M prepared)"
+psql_ -c "CREATE TABLE bench_rows (id uuid PRIMARY KEY, seq bigserial UNIQUE, org_id uuid, payload jsonb)"
+as_pg_user "$PG_BIN/pgbench" -h "$work/pg/run" -U postgres -n -M prepared -c "$CONNS" -j 2 -T "$DURATION" \
+  -f "$here/pg_insert.sql" genhost 2>/dev/null | grep -E "^tps|latency average"
+as_pg_user "$PG_BIN/pgbench" -h "$work/pg/run" -U postgres -n -M prepared -c "$CONNS" -j 2 -T "$DURATION" \
+  -f "$here/pg_select.sql" genhost 2>/dev/null | grep -E "^tps|latency average"
+
+key="key_$(od -An -tx1 -N64 /dev/urandom | tr -d ' \n')"
+cat > "$work/tiers.json" <<JSON
+{"tiers": [{"tier": 1, "max_concurrent_generations": 20, "max_daily_generations": 100000000,
+            "max_monthly_spend_usd": 100000}]}
+JSON
+# API role: the load is on the front end and the database; no workers render images meanwhile.
+DATABASE_URL="$dsn" GENHOST_API_KEY="$key" GENHOST_DEFAULT_TIER=1 GENHOST_TIERS_FILE="$work/tiers.json" \
+GENHOST_ROLE=api GENHOST_LISTEN=127.0.0.1:18181 GENHOST_DATA_DIR="$work/data" GENHOST_LOG_LEVEL=warn \
+GENHOST_IO_THREADS=${IO_THREADS:-2} GENHOST_DB_THREADS=${DB_THREADS:-16} \
+  build/release/genhost serve >"$work/server.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 100); do curl -sf http://127.0.0.1:18181/readyz >/dev/null && break; sleep 0.1; done
+export GENHOST_API_KEY="$key"
+
+rps() { grep -oE "Requests/sec: +[0-9.]+" | awk '{print $2}'; }
+
+echo "== task creation at full load: wrk -t2 -c$CONNS -d${DURATION}s POST /v1/text_to_image"
+wrk -t2 -c"$CONNS" -d"${DURATION}s" -s "$here/create.lua" http://127.0.0.1:18181 | tee "$work/create.txt" \
+  | grep -E "Requests/sec|non-200|latency p"
+create_rps=$(rps < "$work/create.txt")
+
+psql_ -c "SELECT id FROM tasks ORDER BY random() LIMIT 20000" > "$work/ids"
+export IDS_FILE="$work/ids"
+echo "== task polling at full load: wrk -t2 -c$CONNS -d${DURATION}s GET /v1/tasks/{id}"
+wrk -t2 -c"$CONNS" -d"${DURATION}s" -s "$here/poll.lua" http://127.0.0.1:18181 | tee "$work/poll.txt" \
+  | grep -E "Requests/sec|non-200|latency p"
+poll_rps=$(rps < "$work/poll.txt")
+
+# Half of the full-load rate, paced per connection: the latency a service sees with headroom.
+half() { awk -v r="$1" -v c="$CONNS" 'BEGIN { printf "%.1f", r / 2 / c }'; }
+echo "== task creation at half load ($(half "$create_rps") req/s per connection)"
+RATE_PER_CONN=$(half "$create_rps") wrk -t2 -c"$CONNS" -d"${DURATION}s" -s "$here/create.lua" \
+  http://127.0.0.1:18181 | grep -E "Requests/sec|non-200|latency p"
+echo "== task polling at half load ($(half "$poll_rps") req/s per connection)"
+RATE_PER_CONN=$(half "$poll_rps") wrk -t2 -c"$CONNS" -d"${DURATION}s" -s "$here/poll.lua" \
+  http://127.0.0.1:18181 | grep -E "Requests/sec|non-200|latency p"
+
+echo "== server memory after 100,000 tasks"
+while [ "$(psql_ -c 'SELECT count(*) FROM tasks')" -lt 100000 ]; do
+  wrk -t2 -c"$CONNS" -d5s -s "$here/create.lua" http://127.0.0.1:18181 >/dev/null
+done
+wrk -t2 -c"$CONNS" -d5s -s "$here/poll.lua" http://127.0.0.1:18181 >/dev/null
+echo "tasks: $(psql_ -c 'SELECT count(*) FROM tasks')"
+grep -E "VmRSS|VmHWM" "/proc/$server_pid/status"
