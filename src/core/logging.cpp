@@ -70,9 +70,12 @@ void SetupLogging(const std::string& level, const std::string& format) {
     if (lvl == spdlog::level::off && level != "off") {
         throw std::invalid_argument("unknown log level: " + level);
     }
-    auto sink = std::make_shared<spdlog::sinks::stdout_sink_mt>();
-    auto main = std::make_shared<spdlog::logger>("genhost", sink);
-    auto access = std::make_shared<spdlog::logger>("access", sink);
+    // One sink per logger: a sink holds the formatter, so a shared sink would format every line
+    // with whichever pattern was set last. The stdout sinks share one console mutex.
+    auto main = std::make_shared<spdlog::logger>("genhost",
+                                                 std::make_shared<spdlog::sinks::stdout_sink_mt>());
+    auto access = std::make_shared<spdlog::logger>(
+        "access", std::make_shared<spdlog::sinks::stdout_sink_mt>());
     if (format == "json") {
         auto f = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
         f->add_flag<EscapedMessage>('*').set_pattern(
