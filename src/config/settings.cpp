@@ -2,6 +2,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <cstdint>
 #include <cstdlib>
 #include <sstream>
 
@@ -48,15 +49,19 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         if (!v || v->empty()) return;
         using T = std::decay_t<decltype(target)>;
         try {
+            // Numbers must be the whole value: "12abc" or "30s" is an error, not 12 or 30.
+            std::size_t used = v->size();
             if constexpr (std::is_same_v<T, std::string>) {
                 target = *v;
             } else if constexpr (std::is_same_v<T, int>) {
-                target = std::stoi(*v);
+                target = std::stoi(*v, &used);
             } else if constexpr (std::is_same_v<T, double>) {
-                target = std::stod(*v);
+                target = std::stod(*v, &used);
             } else if constexpr (std::is_same_v<T, std::size_t>) {
-                target = static_cast<std::size_t>(std::stoull(*v));
+                if (v->find('-') != std::string::npos) throw std::invalid_argument("negative");
+                target = static_cast<std::size_t>(std::stoull(*v, &used));
             }
+            if (used != v->size()) throw std::invalid_argument("trailing characters");
         } catch (const std::exception&) {
             out.error = std::string("invalid value for ") + name + ": " + *v;
         }
@@ -122,8 +127,13 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         po::variables_map vm;
         // Subcommands take their own arguments (`keys create --org NAME`): everything this
         // parser does not know is handed on in order.
-        const auto parsed =
-            po::command_line_parser(argc, argv).options(desc).allow_unregistered().run();
+        // No guessing of abbreviations: `--tier` (of `keys create`) is not `--tiers-file`.
+        const auto parsed = po::command_line_parser(argc, argv)
+                                .options(desc)
+                                .style(po::command_line_style::default_style &
+                                       ~po::command_line_style::allow_guessing)
+                                .allow_unregistered()
+                                .run();
         out.positional = po::collect_unrecognized(parsed.options, po::include_positional);
         po::store(parsed, vm);
         po::notify(vm);
@@ -144,6 +154,9 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         out.error = "thread counts must be positive";
     } else if (s.output_url_ttl_seconds <= 0 || s.lease_seconds < 1 || s.max_attempts < 1) {
         out.error = "output URL TTL, lease and attempts must be positive";
+    } else if (s.max_body_bytes == 0 || s.max_body_bytes > SIZE_MAX / 2) {
+        // program_options reads "-1" into an unsigned as SIZE_MAX: no limit at all.
+        out.error = "max body bytes must be a positive size";
     }
     return out;
 }

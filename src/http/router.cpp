@@ -58,7 +58,10 @@ Router::Match Router::Find(std::string_view method, std::string_view path) const
         }
         if (std::find(m.allow.begin(), m.allow.end(), route.method) == m.allow.end()) {
             m.allow.push_back(route.method);
-            if (route.method == "GET") m.allow.emplace_back("HEAD");
+            if (route.method == "GET" &&
+                std::find(m.allow.begin(), m.allow.end(), "HEAD") == m.allow.end()) {
+                m.allow.emplace_back("HEAD");
+            }
         }
         if (m.pattern.empty()) m.pattern = route.pattern;
     }

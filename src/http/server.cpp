@@ -281,6 +281,10 @@ void Server::Shutdown(std::chrono::milliseconds timeout) {
         if (t.joinable()) t.join();
     }
     threads_.clear();
+    // The close posted above may not have run before io_.stop(); with the I/O threads gone the
+    // acceptor can be closed here, so the kernel stops queueing connections nobody will answer.
+    beast::error_code ignored;
+    acceptor_.close(ignored);
 }
 
 }  // namespace genhost::http

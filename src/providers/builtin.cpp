@@ -14,8 +14,11 @@ BuiltinProvider::BuiltinProvider(const catalog::Catalog& catalog, double latency
 
 std::uint64_t SeedFor(const TaskContext& ctx) {
     const auto& input = ctx.input();
-    if (input.contains("seed") && input["seed"].is_number_unsigned()) {
-        return input["seed"].get<std::uint64_t>();
+    // A seed parsed from JSON text is unsigned; one set in code (json{{"seed", 42}}) is signed.
+    const auto requested = input.find("seed");
+    if (requested != input.end() && requested->is_number_integer() &&
+        (requested->is_number_unsigned() || requested->get<std::int64_t>() >= 0)) {
+        return requested->get<std::uint64_t>();
     }
     const auto digest = Sha256(ctx.task_id());
     std::uint64_t seed = 0;

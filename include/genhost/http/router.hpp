@@ -32,7 +32,8 @@ class Router {
         std::vector<std::string> allow;
     };
 
-    // Find matches `method` and decoded `path`.
+    // Find matches `method` and `path` as received (not percent-decoded: ids never need it, and
+    // an encoded slash must not create a segment).
     Match Find(std::string_view method, std::string_view path) const;
 
   private:

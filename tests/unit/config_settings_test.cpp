@@ -1,0 +1,401 @@
+// Tests for genhost/config/settings.hpp: Parse with an injected environment. Defaults, every
+// environment variable, flags overriding the environment, the listen address forms, malformed
+// numbers, unknown role and log format, help, and subcommand arguments handed on in order.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "genhost/config/settings.hpp"
+
+namespace genhost::config {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using Env = std::map<std::string, std::string>;
+
+// Parses `args` (without the program name) with `env` as the whole environment, and records
+// which variables were asked for.
+ParseResult ParseArgs(const std::vector<std::string>& args, const Env& env = {},
+                      std::vector<std::string>* asked = nullptr) {
+    std::vector<const char*> argv{"genhost"};
+    for (const auto& a : args) argv.push_back(a.c_str());
+    return Parse(static_cast<int>(argv.size()), argv.data(),
+                 [&](const std::string& name) -> std::optional<std::string> {
+                     if (asked) asked->push_back(name);
+                     const auto it = env.find(name);
+                     if (it == env.end()) return std::nullopt;
+                     return it->second;
+                 });
+}
+
+TEST(Parse, Defaults) {
+    const auto r = ParseArgs({});
+    ASSERT_EQ(r.error, "");
+    EXPECT_FALSE(r.help);
+    EXPECT_TRUE(r.positional.empty());
+    const Settings& s = r.settings;
+    const Settings d;
+    EXPECT_EQ(s.listen_host, "127.0.0.1");
+    EXPECT_EQ(s.listen_port, 8080);
+    EXPECT_EQ(s.database_url, "");
+    EXPECT_EQ(s.api_key, "");
+    EXPECT_EQ(s.default_org, "default");
+    EXPECT_EQ(s.default_tier, 5);
+    EXPECT_EQ(s.data_dir, "var/data");
+    EXPECT_EQ(s.public_url, "");
+    EXPECT_EQ(s.log_level, "info");
+    EXPECT_EQ(s.log_format, "json");
+    EXPECT_EQ(s.role, "all");
+    EXPECT_EQ(s.io_threads, d.io_threads);
+    EXPECT_EQ(s.db_threads, d.db_threads);
+    EXPECT_EQ(s.workers, d.workers);
+    EXPECT_EQ(s.max_body_bytes, d.max_body_bytes);
+    EXPECT_GE(s.max_body_bytes, 16u * 1024 * 1024 * 4 / 3);  // 16 MB of media as base64 fits
+    EXPECT_EQ(s.max_header_bytes, d.max_header_bytes);
+    EXPECT_DOUBLE_EQ(s.read_timeout_seconds, d.read_timeout_seconds);
+    EXPECT_DOUBLE_EQ(s.drain_timeout_seconds, d.drain_timeout_seconds);
+    EXPECT_DOUBLE_EQ(s.output_url_ttl_seconds, 24 * 3600);
+    EXPECT_DOUBLE_EQ(s.lease_seconds, d.lease_seconds);
+    EXPECT_EQ(s.max_attempts, d.max_attempts);
+    EXPECT_DOUBLE_EQ(s.latency_scale, 0);
+    EXPECT_EQ(s.tiers_file, "");
+    EXPECT_EQ(s.port_file, "");
+    EXPECT_EQ(s.doc_url, "");
+}
+
+TEST(Parse, ReadsTheEnvironmentThroughTheInjectedFunctionOnly) {
+    std::vector<std::string> asked;
+    const auto r = ParseArgs({}, {}, &asked);
+    ASSERT_EQ(r.error, "");
+    EXPECT_THAT(asked, ::testing::Contains("GENHOST_LISTEN"));
+    EXPECT_THAT(asked, ::testing::Contains("DATABASE_URL"));
+    EXPECT_THAT(asked, ::testing::Contains("GENHOST_API_KEY"));
+}
+
+TEST(Parse, ReadsEveryEnvironmentVariable) {
+    const Env env = {
+        {"GENHOST_LISTEN", "0.0.0.0:9000"},
+        {"DATABASE_URL", "postgresql://u:p@db:5432/genhost"},
+        {"GENHOST_API_KEY", "key_abc"},
+        {"GENHOST_DEFAULT_ORG", "acme"},
+        {"GENHOST_DEFAULT_TIER", "3"},
+        {"GENHOST_DATA_DIR", "/srv/genhost"},
+        {"GENHOST_PUBLIC_URL", "https://gen.example.com"},
+        {"GENHOST_LOG_LEVEL", "debug"},
+        {"GENHOST_LOG_FORMAT", "text"},
+        {"GENHOST_ROLE", "worker"},
+        {"GENHOST_IO_THREADS", "4"},
+        {"GENHOST_DB_THREADS", "16"},
+        {"GENHOST_WORKERS", "7"},
+        {"GENHOST_MAX_BODY_BYTES", "1048576"},
+        {"GENHOST_READ_TIMEOUT", "2.5"},
+        {"GENHOST_DRAIN_TIMEOUT", "3.25"},
+        {"GENHOST_OUTPUT_URL_TTL", "600"},
+        {"GENHOST_LEASE_SECONDS", "45"},
+        {"GENHOST_MAX_ATTEMPTS", "5"},
+        {"GENHOST_LATENCY_SCALE", "0.5"},
+        {"GENHOST_TIERS_FILE", "/etc/genhost/tiers.json"},
+        {"GENHOST_PORT_FILE", "/tmp/port"},
+        {"GENHOST_DOC_URL", "https://docs.example.com/errors"},
+    };
+    const auto r = ParseArgs({}, env);
+    ASSERT_EQ(r.error, "");
+    const Settings& s = r.settings;
+    EXPECT_EQ(s.listen_host, "0.0.0.0");
+    EXPECT_EQ(s.listen_port, 9000);
+    EXPECT_EQ(s.database_url, "postgresql://u:p@db:5432/genhost");
+    EXPECT_EQ(s.api_key, "key_abc");
+    EXPECT_EQ(s.default_org, "acme");
+    EXPECT_EQ(s.default_tier, 3);
+    EXPECT_EQ(s.data_dir, "/srv/genhost");
+    EXPECT_EQ(s.public_url, "https://gen.example.com");
+    EXPECT_EQ(s.log_level, "debug");
+    EXPECT_EQ(s.log_format, "text");
+    EXPECT_EQ(s.role, "worker");
+    EXPECT_EQ(s.io_threads, 4);
+    EXPECT_EQ(s.db_threads, 16);
+    EXPECT_EQ(s.workers, 7);
+    EXPECT_EQ(s.max_body_bytes, 1048576u);
+    EXPECT_DOUBLE_EQ(s.read_timeout_seconds, 2.5);
+    EXPECT_DOUBLE_EQ(s.drain_timeout_seconds, 3.25);
+    EXPECT_DOUBLE_EQ(s.output_url_ttl_seconds, 600);
+    EXPECT_DOUBLE_EQ(s.lease_seconds, 45);
+    EXPECT_EQ(s.max_attempts, 5);
+    EXPECT_DOUBLE_EQ(s.latency_scale, 0.5);
+    EXPECT_EQ(s.tiers_file, "/etc/genhost/tiers.json");
+    EXPECT_EQ(s.port_file, "/tmp/port");
+    EXPECT_EQ(s.doc_url, "https://docs.example.com/errors");
+    EXPECT_TRUE(r.positional.empty());
+}
+
+TEST(Parse, EmptyEnvironmentValuesAreIgnored) {
+    const auto r =
+        ParseArgs({}, {{"GENHOST_LISTEN", ""}, {"GENHOST_WORKERS", ""}, {"DATABASE_URL", ""}});
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.settings.listen_port, 8080);
+    EXPECT_EQ(r.settings.workers, Settings{}.workers);
+}
+
+TEST(Parse, EveryFlag) {
+    const auto r = ParseArgs({"--listen",         "10.0.0.1:1234",
+                              "--database-url",   "postgresql:///x",
+                              "--api-key",        "key_flag",
+                              "--default-org",    "org-flag",
+                              "--default-tier",   "2",
+                              "--data-dir",       "/data",
+                              "--public-url",     "http://public",
+                              "--log-level",      "warn",
+                              "--log-format",     "text",
+                              "--role",           "api",
+                              "--io-threads",     "3",
+                              "--db-threads",     "5",
+                              "--workers",        "0",
+                              "--max-body-bytes", "2048",
+                              "--read-timeout",   "1.5",
+                              "--drain-timeout",  "0.5",
+                              "--output-url-ttl", "60",
+                              "--lease-seconds",  "10",
+                              "--max-attempts",   "1",
+                              "--latency-scale",  "1",
+                              "--tiers-file",     "t.json",
+                              "--port-file",      "p.txt",
+                              "--doc-url",        "http://doc"});
+    ASSERT_EQ(r.error, "");
+    const Settings& s = r.settings;
+    EXPECT_EQ(s.listen_host, "10.0.0.1");
+    EXPECT_EQ(s.listen_port, 1234);
+    EXPECT_EQ(s.database_url, "postgresql:///x");
+    EXPECT_EQ(s.api_key, "key_flag");
+    EXPECT_EQ(s.default_org, "org-flag");
+    EXPECT_EQ(s.default_tier, 2);
+    EXPECT_EQ(s.data_dir, "/data");
+    EXPECT_EQ(s.public_url, "http://public");
+    EXPECT_EQ(s.log_level, "warn");
+    EXPECT_EQ(s.log_format, "text");
+    EXPECT_EQ(s.role, "api");
+    EXPECT_EQ(s.io_threads, 3);
+    EXPECT_EQ(s.db_threads, 5);
+    EXPECT_EQ(s.workers, 0);
+    EXPECT_EQ(s.max_body_bytes, 2048u);
+    EXPECT_DOUBLE_EQ(s.read_timeout_seconds, 1.5);
+    EXPECT_DOUBLE_EQ(s.drain_timeout_seconds, 0.5);
+    EXPECT_DOUBLE_EQ(s.output_url_ttl_seconds, 60);
+    EXPECT_DOUBLE_EQ(s.lease_seconds, 10);
+    EXPECT_EQ(s.max_attempts, 1);
+    EXPECT_DOUBLE_EQ(s.latency_scale, 1);
+    EXPECT_EQ(s.tiers_file, "t.json");
+    EXPECT_EQ(s.port_file, "p.txt");
+    EXPECT_EQ(s.doc_url, "http://doc");
+    EXPECT_TRUE(r.positional.empty());
+}
+
+TEST(Parse, FlagsOverrideTheEnvironment) {
+    const Env env = {{"GENHOST_LISTEN", "0.0.0.0:9000"},
+                     {"GENHOST_WORKERS", "7"},
+                     {"GENHOST_LOG_FORMAT", "text"},
+                     {"DATABASE_URL", "postgresql://env"}};
+    const auto r =
+        ParseArgs({"--listen=127.0.0.1:7000", "--workers", "1", "--log-format", "json"}, env);
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.settings.listen_port, 7000);
+    EXPECT_EQ(r.settings.listen_host, "127.0.0.1");
+    EXPECT_EQ(r.settings.workers, 1);
+    EXPECT_EQ(r.settings.log_format, "json");
+    EXPECT_EQ(r.settings.database_url, "postgresql://env");  // not overridden: env kept
+}
+
+TEST(Parse, EqualsAndSpaceFlagFormsAgree) {
+    const auto a = ParseArgs({"--workers=4", "--data-dir=/x"});
+    const auto b = ParseArgs({"--workers", "4", "--data-dir", "/x"});
+    ASSERT_EQ(a.error, "");
+    ASSERT_EQ(b.error, "");
+    EXPECT_EQ(a.settings.workers, 4);
+    EXPECT_EQ(b.settings.workers, 4);
+    EXPECT_EQ(a.settings.data_dir, "/x");
+    EXPECT_EQ(b.settings.data_dir, "/x");
+}
+
+// --- listen --------------------------------------------------------------------------------
+
+TEST(Parse, ListenHostAndPort) {
+    const auto r = ParseArgs({"--listen", "localhost:1"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.settings.listen_host, "localhost");
+    EXPECT_EQ(r.settings.listen_port, 1);
+}
+
+TEST(Parse, ListenBracketedIpv6) {
+    const auto r = ParseArgs({"--listen", "[::1]:8080"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.settings.listen_host, "::1");
+    EXPECT_EQ(r.settings.listen_port, 8080);
+
+    const auto any = ParseArgs({}, {{"GENHOST_LISTEN", "[::]:65535"}});
+    ASSERT_EQ(any.error, "");
+    EXPECT_EQ(any.settings.listen_host, "::");
+    EXPECT_EQ(any.settings.listen_port, 65535);
+}
+
+TEST(Parse, ListenPortZeroPicksAFreePort) {
+    const auto r = ParseArgs({"--listen", "127.0.0.1:0"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.settings.listen_port, 0);
+}
+
+TEST(Parse, ListenRejectsBadPorts) {
+    for (const char* bad : {"127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1:http", "127.0.0.1:80x",
+                            "127.0.0.1:8 0", "127.0.0.1:99999999999", "127.0.0.1:1.5"}) {
+        const auto r = ParseArgs({"--listen", bad});
+        EXPECT_THAT(r.error, HasSubstr("listen")) << bad;
+    }
+}
+
+TEST(Parse, ListenRejectsMissingPartsFromFlagAndEnvironment) {
+    for (const char* bad : {"127.0.0.1", "127.0.0.1:", ":8080", "localhost", "[::1]"}) {
+        EXPECT_THAT(ParseArgs({"--listen", bad}).error, HasSubstr("listen")) << bad;
+        EXPECT_THAT(ParseArgs({}, {{"GENHOST_LISTEN", bad}}).error, HasSubstr("listen")) << bad;
+    }
+}
+
+// --- malformed values ----------------------------------------------------------------------
+
+TEST(Parse, RejectsNonNumericEnvironmentValues) {
+    for (const char* name :
+         {"GENHOST_DEFAULT_TIER", "GENHOST_IO_THREADS", "GENHOST_DB_THREADS", "GENHOST_WORKERS",
+          "GENHOST_MAX_BODY_BYTES", "GENHOST_READ_TIMEOUT", "GENHOST_DRAIN_TIMEOUT",
+          "GENHOST_OUTPUT_URL_TTL", "GENHOST_LEASE_SECONDS", "GENHOST_MAX_ATTEMPTS",
+          "GENHOST_LATENCY_SCALE"}) {
+        const auto r = ParseArgs({}, {{name, "lots"}});
+        EXPECT_THAT(r.error, HasSubstr(name)) << name;
+    }
+}
+
+TEST(Parse, RejectsEnvironmentNumbersWithTrailingGarbage) {
+    for (const auto& [name, value] :
+         std::vector<std::pair<std::string, std::string>>{{"GENHOST_WORKERS", "12abc"},
+                                                          {"GENHOST_IO_THREADS", "2 threads"},
+                                                          {"GENHOST_DEFAULT_TIER", "3.5"},
+                                                          {"GENHOST_MAX_BODY_BYTES", "10MB"},
+                                                          {"GENHOST_READ_TIMEOUT", "30s"},
+                                                          {"GENHOST_OUTPUT_URL_TTL", "1h"}}) {
+        const auto r = ParseArgs({}, {{name, value}});
+        EXPECT_THAT(r.error, HasSubstr(name)) << name << "=" << value;
+    }
+}
+
+TEST(Parse, RejectsNegativeEnvironmentSizes) {
+    const auto r = ParseArgs({}, {{"GENHOST_MAX_BODY_BYTES", "-1"}});
+    EXPECT_THAT(r.error, HasSubstr("GENHOST_MAX_BODY_BYTES"));
+}
+
+TEST(Parse, RejectsEnvironmentIntegersOutOfRange) {
+    const auto r = ParseArgs({}, {{"GENHOST_WORKERS", "99999999999999999999"}});
+    EXPECT_THAT(r.error, HasSubstr("GENHOST_WORKERS"));
+}
+
+TEST(Parse, RejectsMalformedFlagNumbers) {
+    for (const auto& args : std::vector<std::vector<std::string>>{{"--workers", "many"},
+                                                                  {"--workers", "12abc"},
+                                                                  {"--io-threads", "1.5"},
+                                                                  {"--read-timeout", "soon"},
+                                                                  {"--max-body-bytes", "big"}}) {
+        EXPECT_NE(ParseArgs(args).error, "") << args[0] << " " << args[1];
+    }
+}
+
+TEST(Parse, RejectsNegativeFlagSizes) { EXPECT_NE(ParseArgs({"--max-body-bytes=-1"}).error, ""); }
+
+TEST(Parse, RejectsAFlagWithoutItsValue) { EXPECT_NE(ParseArgs({"--listen"}).error, ""); }
+
+TEST(Parse, RejectsNonPositiveCounts) {
+    EXPECT_THAT(ParseArgs({"--io-threads", "0"}).error, HasSubstr("positive"));
+    EXPECT_THAT(ParseArgs({"--db-threads", "0"}).error, HasSubstr("positive"));
+    EXPECT_THAT(ParseArgs({}, {{"GENHOST_WORKERS", "-1"}}).error, HasSubstr("positive"));
+    EXPECT_THAT(ParseArgs({}, {{"GENHOST_OUTPUT_URL_TTL", "0"}}).error, HasSubstr("positive"));
+    EXPECT_THAT(ParseArgs({}, {{"GENHOST_LEASE_SECONDS", "0.5"}}).error, HasSubstr("positive"));
+    EXPECT_THAT(ParseArgs({}, {{"GENHOST_MAX_ATTEMPTS", "0"}}).error, HasSubstr("positive"));
+    EXPECT_EQ(ParseArgs({"--workers", "0"}).error, "");  // an api-only node runs no workers
+}
+
+TEST(Parse, RejectsUnknownRole) {
+    EXPECT_THAT(ParseArgs({"--role", "admin"}).error, HasSubstr("role"));
+    EXPECT_THAT(ParseArgs({}, {{"GENHOST_ROLE", "ALL"}}).error, HasSubstr("role"));
+    for (const char* ok : {"all", "api", "worker"}) {
+        EXPECT_EQ(ParseArgs({"--role", ok}).error, "") << ok;
+    }
+}
+
+TEST(Parse, RejectsUnknownLogFormat) {
+    EXPECT_THAT(ParseArgs({"--log-format", "xml"}).error, HasSubstr("log format"));
+    EXPECT_THAT(ParseArgs({}, {{"GENHOST_LOG_FORMAT", "JSON"}}).error, HasSubstr("log format"));
+}
+
+// --- help and subcommands ------------------------------------------------------------------
+
+TEST(Parse, Help) {
+    for (const char* flag : {"--help", "-h"}) {
+        const auto r = ParseArgs({flag});
+        EXPECT_EQ(r.error, "");
+        EXPECT_TRUE(r.help) << flag;
+        EXPECT_THAT(r.help_text, HasSubstr("--listen"));
+        EXPECT_THAT(r.help_text, HasSubstr("GENHOST_LISTEN"));
+        EXPECT_THAT(r.help_text, HasSubstr("DATABASE_URL"));
+    }
+}
+
+TEST(Parse, SubcommandAlone) {
+    const auto r = ParseArgs({"serve"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_THAT(r.positional, ElementsAre("serve"));
+}
+
+TEST(Parse, SubcommandArgumentsArePassedThroughInOrder) {
+    const auto r = ParseArgs({"keys", "create", "--org", "acme", "--tier", "3"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_THAT(r.positional, ElementsAre("keys", "create", "--org", "acme", "--tier", "3"));
+    EXPECT_EQ(r.settings.tiers_file, "");  // "--tier" is not an abbreviation of --tiers-file
+}
+
+TEST(Parse, SubcommandEqualsFormsArePassedThrough) {
+    const auto r = ParseArgs({"keys", "create", "--org=acme", "--tier=3"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_THAT(r.positional, ElementsAre("keys", "create", "--org=acme", "--tier=3"));
+    EXPECT_EQ(r.settings.tiers_file, "");
+}
+
+TEST(Parse, SubcommandArgumentsMixedWithServerFlags) {
+    const auto r = ParseArgs(
+        {"--database-url", "postgresql:///db", "keys", "disable", "k-123", "--log-level", "error"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_THAT(r.positional, ElementsAre("keys", "disable", "k-123"));
+    EXPECT_EQ(r.settings.database_url, "postgresql:///db");
+    EXPECT_EQ(r.settings.log_level, "error");
+}
+
+TEST(Parse, KeysListAndMigrate) {
+    EXPECT_THAT(ParseArgs({"keys", "list"}).positional, ElementsAre("keys", "list"));
+    EXPECT_THAT(ParseArgs({"migrate"}).positional, ElementsAre("migrate"));
+}
+
+TEST(Parse, FlagAbbreviationsAreNotGuessed) {
+    // A prefix of a server flag is not that flag: it is handed to the subcommand untouched.
+    const auto r = ParseArgs({"keys", "create", "--org", "acme", "--work", "9"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.settings.workers, Settings{}.workers);
+    EXPECT_THAT(r.positional, ElementsAre("keys", "create", "--org", "acme", "--work", "9"));
+}
+
+TEST(ProcessEnv, ReadsTheRealEnvironment) {
+    ::setenv("GENHOST_CONFIG_TEST_VAR", "v1", 1);
+    EXPECT_EQ(ProcessEnv("GENHOST_CONFIG_TEST_VAR"), "v1");
+    ::unsetenv("GENHOST_CONFIG_TEST_VAR");
+    EXPECT_EQ(ProcessEnv("GENHOST_CONFIG_TEST_VAR"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace genhost::config

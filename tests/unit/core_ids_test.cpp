@@ -1,0 +1,99 @@
+// Tests for genhost/core/ids.hpp: NewUuid makes canonical lowercase random v4 UUIDs, and
+// IsUuid / IsUuidV4 accept exactly the canonical 8-4-4-4-12 form (v4 with an RFC 4122 variant
+// for the latter).
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "genhost/core/ids.hpp"
+
+namespace genhost {
+namespace {
+
+TEST(NewUuid, IsCanonicalLowercaseV4) {
+    for (int i = 0; i < 1000; ++i) {
+        const std::string id = NewUuid();
+        ASSERT_EQ(id.size(), 36u);
+        EXPECT_THAT(id, ::testing::MatchesRegex(
+                            "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"));
+        EXPECT_TRUE(IsUuid(id)) << id;
+        EXPECT_TRUE(IsUuidV4(id)) << id;
+    }
+}
+
+TEST(NewUuid, IsUniqueOverManyCalls) {
+    std::set<std::string> seen;
+    constexpr int kCount = 20000;
+    for (int i = 0; i < kCount; ++i) seen.insert(NewUuid());
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(kCount));
+}
+
+TEST(NewUuid, UsesEveryVariantNibble) {
+    // The variant nibble carries two random bits: 8, 9, a and b all turn up.
+    std::set<char> variants;
+    for (int i = 0; i < 400; ++i) variants.insert(NewUuid()[19]);
+    EXPECT_EQ(variants, (std::set<char>{'8', '9', 'a', 'b'}));
+}
+
+TEST(IsUuid, AcceptsCanonicalFormInEitherCase) {
+    EXPECT_TRUE(IsUuid("123e4567-e89b-12d3-a456-426614174000"));  // v1
+    EXPECT_TRUE(IsUuid("00000000-0000-0000-0000-000000000000"));  // nil
+    EXPECT_TRUE(IsUuid("FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"));
+    EXPECT_TRUE(IsUuid("6F9619FF-8B86-D011-B42D-00C04FC964FF"));
+}
+
+TEST(IsUuid, RejectsOtherShapes) {
+    EXPECT_FALSE(IsUuid(""));
+    EXPECT_FALSE(IsUuid("123e4567e89b12d3a456426614174000"));        // no dashes
+    EXPECT_FALSE(IsUuid("{123e4567-e89b-12d3-a456-426614174000}"));  // braces
+    EXPECT_FALSE(IsUuid("123e4567-e89b-12d3-a456-42661417400"));     // short
+    EXPECT_FALSE(IsUuid("123e4567-e89b-12d3-a456-4266141740000"));   // long
+    EXPECT_FALSE(IsUuid("123e4567-e89b-12d3-a456_426614174000"));    // wrong separator
+    EXPECT_FALSE(IsUuid("123e4567-e89b-12d3-a4564-26614174000"));    // dash moved
+    EXPECT_FALSE(IsUuid("123e4567-e89b-12d3-a456-42661417400g"));    // non-hex
+    EXPECT_FALSE(IsUuid(" 23e4567-e89b-12d3-a456-426614174000"));
+    EXPECT_FALSE(IsUuid("123e4567-e89b-12d3-a456-42661417400 "));
+    EXPECT_FALSE(IsUuid("urn:uuid:123e4567-e89b-12d3-a456-426614174000"));
+    EXPECT_FALSE(IsUuid("123e4567-e89b-12d3-a456-42661417400\xc3"));
+    EXPECT_FALSE(IsUuid(std::string_view("123e4567-e89b-12d3-a456-42661417400\0", 36)));
+}
+
+TEST(IsUuidV4, AcceptsVersion4WithRfc4122Variant) {
+    for (const char variant : {'8', '9', 'a', 'b', 'A', 'B'}) {
+        std::string id = "f47ac10b-58cc-4372-a567-0e02b2c3d479";
+        id[19] = variant;
+        EXPECT_TRUE(IsUuidV4(id)) << id;
+    }
+    EXPECT_TRUE(IsUuidV4("F47AC10B-58CC-4372-A567-0E02B2C3D479"));
+}
+
+TEST(IsUuidV4, RejectsOtherVersions) {
+    for (const char version : {'0', '1', '2', '3', '5', '6', '7', '8', 'f'}) {
+        std::string id = "f47ac10b-58cc-4372-a567-0e02b2c3d479";
+        id[14] = version;
+        EXPECT_TRUE(IsUuid(id));
+        EXPECT_FALSE(IsUuidV4(id)) << id;
+    }
+}
+
+TEST(IsUuidV4, RejectsOtherVariants) {
+    for (const char variant : {'0', '7', 'c', 'd', 'e', 'f', 'C'}) {
+        std::string id = "f47ac10b-58cc-4372-a567-0e02b2c3d479";
+        id[19] = variant;
+        EXPECT_FALSE(IsUuidV4(id)) << id;
+    }
+}
+
+TEST(IsUuidV4, RejectsMalformed) {
+    EXPECT_FALSE(IsUuidV4(""));
+    EXPECT_FALSE(IsUuidV4("f47ac10b58cc4372a5670e02b2c3d479"));
+    EXPECT_FALSE(IsUuidV4("f47ac10b-58cc-4372-a567-0e02b2c3d47"));
+    EXPECT_FALSE(IsUuidV4("f47ac10b-58cc-4372-a567-0e02b2c3d47z"));
+    EXPECT_FALSE(IsUuidV4("00000000-0000-0000-0000-000000000000"));
+}
+
+}  // namespace
+}  // namespace genhost
