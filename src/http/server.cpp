@@ -48,7 +48,7 @@ Server::Server(ServerOptions options, const Router& router, Metrics& metrics)
       router_(router),
       metrics_(metrics),
       io_(options_.io_threads),
-      acceptor_(io_) {}
+      acceptor_(asio::make_strand(io_)) {}
 
 Server::~Server() { Shutdown(std::chrono::milliseconds(0)); }
 
@@ -63,7 +63,8 @@ void Server::Listen() {
 }
 
 void Server::Start() {
-    asio::co_spawn(io_, AcceptLoop(), asio::detached);
+    // The accept loop and Shutdown's close both run on the acceptor's strand.
+    asio::co_spawn(acceptor_.get_executor(), AcceptLoop(), asio::detached);
     for (int i = 0; i < options_.io_threads; ++i) {
         threads_.emplace_back([this] {
             for (;;) {

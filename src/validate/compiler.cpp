@@ -22,7 +22,7 @@ constexpr std::string_view kKeywords[] = {
     // any type
     "type", "enum", "const",
     // strings
-    "minLength", "maxLength", "pattern", "format", "x-media-kind",
+    "minLength", "maxLength", "pattern", "x-pattern-message", "format", "x-media-kind",
     // numbers
     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
     // objects
@@ -390,7 +390,8 @@ class Compiler {
 
     void FillString(Node& node, const OJson& json) {
         const std::string& loc = node.location;
-        for (const char* key : {"minLength", "maxLength", "pattern", "format", "x-media-kind"}) {
+        for (const char* key :
+             {"minLength", "maxLength", "pattern", "x-pattern-message", "format", "x-media-kind"}) {
             RequireType(node, json, kTypeString, key, "string");
         }
         if (json.contains("minLength")) {
@@ -410,6 +411,12 @@ class Compiler {
             std::string error;
             node.pattern = Pattern::Compile(node.pattern_source, error);
             if (!node.pattern) Fail(loc, "\"pattern\" does not compile: " + error);
+        }
+        if (json.contains("x-pattern-message")) {
+            if (!json.contains("pattern") || !json.at("x-pattern-message").is_string()) {
+                Fail(loc, "\"x-pattern-message\" must be a string beside a \"pattern\"");
+            }
+            node.pattern_message = json.at("x-pattern-message").get<std::string>();
         }
         if (json.contains("format")) {
             const OJson& format = json.at("format");

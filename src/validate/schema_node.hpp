@@ -138,6 +138,7 @@ struct Node {
     std::optional<std::size_t> max_length;
     std::shared_ptr<const Pattern> pattern;
     std::string pattern_source;
+    std::string pattern_message;  // x-pattern-message: what the pattern asks for, in words
     Format format = Format::kNone;
     MediaKind media_kind = MediaKind::kImage;
 

@@ -123,7 +123,7 @@ class Walker {
         // The compiler only accepts a pattern beside a small maxLength, and it is never run on
         // a string longer than that: std::regex backtracks and recurses per character.
         if (node.pattern && !too_long && !node.pattern->Search(s)) {
-            Add(kInvalidString, "Invalid");
+            Add(kInvalidString, node.pattern_message.empty() ? "Invalid" : node.pattern_message);
         }
         if (node.format != Format::kNone) {
             if (auto failure = CheckFormat(node.format, node.media_kind, s)) {

@@ -1,7 +1,10 @@
 // The request schemas and the model catalog compiled into the binary agree with each other.
 #include "genhost/api/app.hpp"
+#include "genhost/core/resources.hpp"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace genhost::api {
 namespace {
@@ -14,13 +17,18 @@ TEST(Contract, EveryGenerationModelIsInTheCatalogForItsEndpoint) {
     EXPECT_FALSE(schemas->Endpoints().empty());
 }
 
-TEST(Contract, ProblemsAreReported) {
+TEST(Contract, AModelMissingFromTheCatalogIsReported) {
     const auto schemas = LoadEmbeddedSchemas();
-    const auto empty =
-        catalog::Catalog::Load(R"({"endpoints": [], "models": []})",
-                               R"({"tiers": [{"tier": 1, "max_concurrent_generations": 1,
-                                                  "max_daily_generations": 1, "max_monthly_spend_usd": 1}]})");
-    EXPECT_FALSE(CheckContract(*schemas, *empty).empty());
+    auto models = nlohmann::json::parse(*FindResource("schemas/models.json"));
+    auto& list = models["models"];
+    list.erase(std::remove_if(list.begin(), list.end(),
+                              [](const nlohmann::json& m) { return m["id"] == "gen4_image"; }),
+               list.end());
+    const auto reduced =
+        catalog::Catalog::Load(models.dump(), std::string(*FindResource("schemas/tiers.json")));
+    const auto problems = CheckContract(*schemas, *reduced);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(problems[0], "model gen4_image of endpoint text_to_image is not in the catalog");
 }
 
 TEST(Limits, UnknownTiersFallBackToTheNearestLowerOne) {

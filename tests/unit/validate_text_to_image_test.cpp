@@ -50,7 +50,9 @@ const std::string kRatios =
     "'1024:1024' | '1080:1080' | '1168:880' | '1360:768' | '1440:1080' | '1080:1440' | "
     "'1808:768' | '1920:1080' | '1080:1920' | '2112:912' | '1280:720' | '720:1280' | '720:720' | "
     "'960:720' | '720:960' | '1680:720'";
-const std::string kModels = "'gen4_image_turbo' | 'gen4_image'";
+const std::string kTagMessage =
+    "Tag must start with a letter and contain only letters, digits and underscores";
+const std::string kModels = "'gen4_image_turbo' | 'gen4_image' | 'image_gen_2' | 'image_pro_3' | 'image_flash_3_1' | 'image_flash_2_5' | 'seedream5_pro' | 'seedream5_lite'";
 
 json Turbo() {
     return json{{"model", "gen4_image_turbo"},
@@ -340,15 +342,15 @@ TEST_F(TextToImageTest, TagPattern) {
     EXPECT_EQ(
         with_tag("x1234567890123456"),
         (std::vector<Issue>{{"too_big", tag_path, "String must contain at most 16 character(s)"}}));
-    EXPECT_EQ(with_tag("1abc"), (std::vector<Issue>{{"invalid_string", tag_path, "Invalid"}}));
-    EXPECT_EQ(with_tag("ab-c"), (std::vector<Issue>{{"invalid_string", tag_path, "Invalid"}}));
-    EXPECT_EQ(with_tag("_abc"), (std::vector<Issue>{{"invalid_string", tag_path, "Invalid"}}));
+    EXPECT_EQ(with_tag("1abc"), (std::vector<Issue>{{"invalid_string", tag_path, kTagMessage}}));
+    EXPECT_EQ(with_tag("ab-c"), (std::vector<Issue>{{"invalid_string", tag_path, kTagMessage}}));
+    EXPECT_EQ(with_tag("_abc"), (std::vector<Issue>{{"invalid_string", tag_path, kTagMessage}}));
     EXPECT_EQ(with_tag("caf\xC3\xA9"),
-              (std::vector<Issue>{{"invalid_string", tag_path, "Invalid"}}));
+              (std::vector<Issue>{{"invalid_string", tag_path, kTagMessage}}));
     EXPECT_EQ(with_tag("a-"),
               (std::vector<Issue>{
                   {"too_small", tag_path, "String must contain at least 3 character(s)"},
-                  {"invalid_string", tag_path, "Invalid"},
+                  {"invalid_string", tag_path, kTagMessage},
               }));
 }
 
@@ -471,7 +473,7 @@ TEST_F(TextToImageTest, AllIssuesAtOnceInAStableOrder) {
         {"too_small",
          {"referenceImages", "0", "tag"},
          "String must contain at least 3 character(s)"},
-        {"invalid_string", {"referenceImages", "0", "tag"}, "Invalid"},
+        {"invalid_string", {"referenceImages", "0", "tag"}, kTagMessage},
         {"unrecognized_keys", {"referenceImages", "0"}, "Unrecognized key(s) in object: 'extra'"},
         {"invalid_type", {"referenceImages", "1", "uri"}, "Required"},
         {"invalid_string", {"referenceImages", "2", "uri"}, "Unsupported asset type"},
