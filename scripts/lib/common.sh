@@ -12,9 +12,16 @@ GENHOST_PACKAGES=(
   libboost-program-options1.81-dev
   nlohmann-json3-dev libpqxx-dev libspdlog-dev libfmt-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang-14 libclang-rt-14-dev
   libavcodec-dev libavformat-dev libavfilter-dev libswscale-dev libswresample-dev libavutil-dev
   libespeak-ng-dev postgresql-15 postgresql-client-15 ca-certificates
 )
+# Node.js and npm run the OpenAPI lint (tests/node, ctest openapi_lint): Debian's nodejs and npm,
+# only when node or npm is missing (a node from elsewhere ships its own npm, which Debian's npm
+# package would conflict with).
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  GENHOST_PACKAGES+=(nodejs npm)
+fi
 
 log() { printf '\033[1m[genhost]\033[0m %s\n' "$*" >&2; }
 

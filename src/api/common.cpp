@@ -1,6 +1,7 @@
 #include "common.hpp"
 
 #include "genhost/store/database.hpp"
+#include "genhost/validate/json_body.hpp"
 
 #include <cmath>
 
@@ -67,46 +68,7 @@ http::Handler Authed(App& app, AuthedHandler handler) {
 }
 
 Result<nlohmann::json> ParseJsonBody(std::string_view body, std::size_t max_depth) {
-    // Depth is checked before parsing so no parser or destructor ever recurses deeply.
-    std::size_t depth = 0;
-    bool in_string = false;
-    bool escaped = false;
-    for (const char c : body) {
-        if (in_string) {
-            if (escaped) {
-                escaped = false;
-            } else if (c == '\\') {
-                escaped = true;
-            } else if (c == '"') {
-                in_string = false;
-            }
-            continue;
-        }
-        if (c == '"') {
-            in_string = true;
-        } else if (c == '{' || c == '[') {
-            if (++depth > max_depth) {
-                return ApiError::InvalidRequest("Invalid JSON body",
-                                                {Issue{"custom",
-                                                       {},
-                                                       "JSON nesting is deeper than " +
-                                                           std::to_string(max_depth) + " levels"}});
-            }
-        } else if (c == '}' || c == ']') {
-            if (depth > 0) --depth;
-        }
-    }
-    try {
-        return Result<nlohmann::json>(boost::system::in_place_value, nlohmann::json::parse(body));
-    } catch (const nlohmann::json::exception& e) {
-        std::string what = e.what();
-        // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." → drop the tag.
-        if (const auto close = what.find("] "); close != std::string::npos)
-            what = what.substr(close + 2);
-        return ApiError::InvalidRequest(
-            "Invalid JSON body",
-            {Issue{"custom", {}, "The request body is not valid JSON: " + what}});
-    }
+    return validate::ParseRequestJson(body, max_depth);
 }
 
 nlohmann::json CreditsJson(double credits) {

@@ -25,4 +25,7 @@ boost::asio::awaitable<http::Response> ErrorsDoc(App& app, http::Request& req);
 // outputs.cpp
 boost::asio::awaitable<http::Response> GetOutput(App& app, http::Request& req);
 
+// openapi.cpp: GET /v1/openapi.json, the OpenAPI 3.1 document (include/genhost/api/openapi.hpp).
+boost::asio::awaitable<http::Response> OpenApiDocument(App& app, http::Request& req);
+
 }  // namespace genhost::api

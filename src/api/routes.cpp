@@ -16,6 +16,8 @@ void RegisterRoutes(http::Router& router, App& app) {
     router.Add("GET", "/metrics", open(MetricsText));
     // GET /docs/errors: what the docUrl of a 400 points at.
     router.Add("GET", "/docs/errors", open(ErrorsDoc));
+    // GET /v1/openapi.json: the OpenAPI 3.1 document, assembled from schemas/ (no key needed).
+    router.Add("GET", "/v1/openapi.json", open(OpenApiDocument));
     // GET /outputs/{task}/{name}: signed, expiring output files (HEAD and Range too).
     router.Add("GET", "/outputs/{task}/{name}", open(GetOutput));
 
