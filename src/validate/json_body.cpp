@@ -1,118 +1,96 @@
 #include "genhost/validate/json_body.hpp"
 
+#include <boost/json.hpp>
+
+#include <cmath>
 #include <string>
 
 namespace genhost::validate {
 namespace {
 
-// AppendUtf8 appends at most `max_code_points` code points of `s` to `out`, each byte that does
-// not start a well-formed UTF-8 sequence written as U+FFFD, and "…" if `s` was cut.
-void AppendUtf8(std::string& out, std::string_view s, std::size_t max_code_points) {
-    std::size_t code_points = 0;
-    for (std::size_t i = 0; i < s.size(); ++code_points) {
-        if (code_points == max_code_points) {
-            out += "\xE2\x80\xA6";  // …
-            return;
-        }
-        const auto c = static_cast<unsigned char>(s[i]);
-        std::size_t n = 0;
-        unsigned char lo = 0x80;
-        unsigned char hi = 0xBF;
-        if (c < 0x80) {
-            n = 1;
-        } else if (c >= 0xC2 && c <= 0xDF) {
-            n = 2;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            n = 3;
-            if (c == 0xE0) lo = 0xA0;  // no overlong forms
-            if (c == 0xED) hi = 0x9F;  // no surrogates
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            n = 4;
-            if (c == 0xF0) lo = 0x90;  // no overlong forms
-            if (c == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
-        }
-        bool ok = n > 0 && i + n <= s.size();
-        for (std::size_t k = 1; ok && k < n; ++k) {
-            const auto t = static_cast<unsigned char>(s[i + k]);
-            ok = k == 1 ? (t >= lo && t <= hi) : (t >= 0x80 && t <= 0xBF);
-        }
-        if (ok) {
-            out.append(s.substr(i, n));
-            i += n;
-        } else {
-            out += "\xEF\xBF\xBD";  // U+FFFD
-            ++i;
-        }
-    }
-}
+// NumberOutOfRange is thrown by ToNlohmann for a number JSON cannot represent (1e400): Boost.JSON
+// reads it as infinity, nlohmann (and genhost) refuse it.
+struct NumberOutOfRange {};
 
-// ParseErrorText is nlohmann's parse error message without its "[json.exception...] " tag.
-// The message quotes the token being read ("; last read: '...'"), which for a long string is
-// most of the body, byte for byte: the quote is cut to 100 code points and the whole message
-// made valid UTF-8, so a 400 never echoes megabytes or malformed text.
-std::string ParseErrorText(std::string_view what) {
-    if (const auto close = what.find("] "); close != std::string_view::npos) {
-        what.remove_prefix(close + 2);
+// ToNlohmann converts a parsed Boost.JSON value (depth already bounded) into the nlohmann value
+// nlohmann's own parser would have made: non-negative integers are unsigned, as nlohmann reads
+// them.
+nlohmann::json ToNlohmann(const boost::json::value& v) {
+    switch (v.kind()) {
+        case boost::json::kind::null:
+            return nullptr;
+        case boost::json::kind::bool_:
+            return v.get_bool();
+        case boost::json::kind::int64: {
+            const std::int64_t i = v.get_int64();
+            if (i >= 0) return static_cast<std::uint64_t>(i);
+            return i;
+        }
+        case boost::json::kind::uint64:
+            return v.get_uint64();
+        case boost::json::kind::double_:
+            if (!std::isfinite(v.get_double())) throw NumberOutOfRange{};
+            return v.get_double();
+        case boost::json::kind::string: {
+            const auto& s = v.get_string();
+            return std::string(s.data(), s.size());
+        }
+        case boost::json::kind::array: {
+            nlohmann::json out = nlohmann::json::array();
+            auto& items = out.get_ref<nlohmann::json::array_t&>();
+            items.reserve(v.get_array().size());
+            for (const auto& item : v.get_array()) items.push_back(ToNlohmann(item));
+            return out;
+        }
+        case boost::json::kind::object: {
+            nlohmann::json out = nlohmann::json::object();
+            for (const auto& [key, value] : v.get_object()) {
+                out[std::string(key.data(), key.size())] = ToNlohmann(value);
+            }
+            return out;
+        }
     }
-    constexpr std::size_t kMaxEcho = 100;
-    constexpr std::string_view kLastRead = "; last read: '";
-    std::string out;
-    const std::size_t at = what.find(kLastRead);
-    if (at == std::string_view::npos) {
-        AppendUtf8(out, what, 4 * kMaxEcho);
-        return out;
-    }
-    const std::string_view head = what.substr(0, at + kLastRead.size());
-    const std::string_view rest = what.substr(head.size());
-    // The quote ends with "'", or "'; expected <token kind>".
-    std::size_t end = rest.rfind("'; expected ");
-    if (end == std::string_view::npos) end = rest.ends_with('\'') ? rest.size() - 1 : rest.size();
-    AppendUtf8(out, head, 4 * kMaxEcho);
-    AppendUtf8(out, rest.substr(0, end), kMaxEcho);
-    AppendUtf8(out, rest.substr(end), kMaxEcho);
-    return out;
+    return nullptr;
 }
 
 }  // namespace
 
 Result<nlohmann::json> ParseRequestJson(std::string_view body, std::size_t max_depth) {
-    // Depth is checked before parsing so no parser or destructor ever recurses deeply. Brackets
-    // inside strings do not count; an unbalanced closing bracket is left to the parser.
-    std::size_t depth = 0;
-    bool in_string = false;
-    bool escaped = false;
-    for (const char c : body) {
-        if (in_string) {
-            if (escaped) {
-                escaped = false;
-            } else if (c == '\\') {
-                escaped = true;
-            } else if (c == '"') {
-                in_string = false;
-            }
-            continue;
-        }
-        if (c == '"') {
-            in_string = true;
-        } else if (c == '{' || c == '[') {
-            if (++depth > max_depth) {
-                return ApiError::InvalidRequest("Invalid JSON body",
-                                                {Issue{"custom",
-                                                       {},
-                                                       "JSON nesting is deeper than " +
-                                                           std::to_string(max_depth) + " levels"}});
-            }
-        } else if (c == '}' || c == ']') {
-            if (depth > 0) --depth;
-        }
-    }
-    try {
-        return Result<nlohmann::json>(boost::system::in_place_value, nlohmann::json::parse(body));
-    } catch (const nlohmann::json::exception& e) {
+    // Boost.JSON parses large bodies far faster than nlohmann (a 7 MB data URI: a few ms against
+    // ~70 ms) and bounds the nesting depth without recursing (max_depth), so neither the parser
+    // nor the conversion below nor the destructor of the result ever recurses deeply. The result
+    // is converted into the nlohmann value the validator reads.
+    if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);  // a UTF-8 BOM, as nlohmann
+    boost::json::parse_options options;
+    options.max_depth = max_depth;
+    options.allow_comments = false;
+    options.allow_trailing_commas = false;
+    options.allow_invalid_utf8 = false;
+    boost::json::stream_parser parser({}, options);
+    boost::system::error_code ec;
+    const std::size_t consumed = parser.write(body.data(), body.size(), ec);
+    if (!ec) parser.finish(ec);
+    if (ec == boost::json::error::too_deep) {
         return ApiError::InvalidRequest(
             "Invalid JSON body",
-            {Issue{
-                "custom", {}, "The request body is not valid JSON: " + ParseErrorText(e.what())}});
+            {Issue{"custom",
+                   {},
+                   "JSON nesting is deeper than " + std::to_string(max_depth) + " levels"}});
+    }
+    if (ec) {
+        return ApiError::InvalidRequest(
+            "Invalid JSON body",
+            {Issue{"custom",
+                   {},
+                   "The request body is not valid JSON: " + ec.message() + " at byte " +
+                       std::to_string(std::min(consumed, body.size()) + 1)}});
+    }
+    try {
+        return Result<nlohmann::json>(boost::system::in_place_value, ToNlohmann(parser.release()));
+    } catch (const NumberOutOfRange&) {
+        return ApiError::InvalidRequest(
+            "Invalid JSON body",
+            {Issue{"custom", {}, "The request body is not valid JSON: a number is out of range"}});
     }
 }
 

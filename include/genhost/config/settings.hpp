@@ -25,7 +25,7 @@ struct Settings {
     std::string log_format = "json";    // json or text
     std::string role = "all";           // all, api or worker
     int io_threads = 2;
-    int db_threads = 8;
+    int db_threads = 4;
     int workers = 2;
     std::size_t max_body_bytes = 24 * 1024 * 1024;  // 16 MB of media as base64 plus JSON
     std::size_t max_header_bytes = 16 * 1024;
