@@ -12,6 +12,7 @@
 #include "genhost/http/server.hpp"
 #include "genhost/outputs/output_store.hpp"
 #include "genhost/providers/builtin.hpp"
+#include "genhost/providers/inputs.hpp"
 #include "genhost/store/listener.hpp"
 #include "genhost/store/migrations.hpp"
 #include "genhost/store/orgs.hpp"
@@ -138,6 +139,7 @@ int Serve(const Settings& s) {
     genhost::auth::Authenticator authenticator(orgs, std::chrono::seconds(10));
 
     genhost::providers::BuiltinProvider builtin(*catalog, s.latency_scale);
+    const genhost::providers::DataUriResolver inputs;
     char host[256] = {0};
     gethostname(host, sizeof host - 1);
     genhost::tasks::WorkerOptions wopts;
@@ -146,6 +148,8 @@ int Serve(const Settings& s) {
     wopts.workers = s.role == "api" ? 0 : s.workers;
     wopts.lease_seconds = s.lease_seconds;
     wopts.max_attempts = s.max_attempts;
+    wopts.scratch_root = (std::filesystem::path(s.data_dir) / "scratch").string();
+    wopts.inputs = &inputs;
     genhost::tasks::WorkerPool workers(
         wopts, tasks, *catalog, {{"builtin", &builtin}}, output_store,
         [&catalog](int tier, const std::string& model) {

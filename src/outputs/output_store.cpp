@@ -61,6 +61,19 @@ void LocalOutputStore::Put(std::string_view task_id, std::string_view name, std:
     fs::rename(temp, target);
 }
 
+void LocalOutputStore::PutFile(std::string_view task_id, std::string_view name,
+                               const std::string& path) {
+    const fs::path target = PathOf(task_id, name);
+    fs::create_directories(target.parent_path());
+    std::error_code ec;
+    fs::rename(path, target, ec);  // same file system: atomic
+    if (!ec) return;
+    const fs::path temp = target.parent_path() / ("." + std::string(name) + "." + NewUuid());
+    fs::copy_file(path, temp, fs::copy_options::overwrite_existing);
+    fs::rename(temp, target);
+    fs::remove(path);
+}
+
 std::optional<ObjectInfo> LocalOutputStore::Stat(std::string_view task_id, std::string_view name) {
     if (!IsSafeObjectName(task_id) || !IsSafeObjectName(name)) return std::nullopt;
     std::error_code ec;

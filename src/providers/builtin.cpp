@@ -1,7 +1,9 @@
 #include "genhost/providers/builtin.hpp"
 
 #include "genhost/core/crypto.hpp"
-#include "genhost/media/image.hpp"
+#include "pipelines.hpp"
+
+#include <map>
 
 #include <charconv>
 #include <chrono>
@@ -10,7 +12,7 @@
 namespace genhost::providers {
 
 BuiltinProvider::BuiltinProvider(const catalog::Catalog& catalog, double latency_scale)
-    : catalog_(catalog), latency_scale_(latency_scale) {}
+    : env_{catalog, latency_scale} {}
 
 std::uint64_t SeedFor(const TaskContext& ctx) {
     const auto& input = ctx.input();
@@ -37,9 +39,9 @@ bool ParseRatio(std::string_view ratio, int& width, int& height) {
            rb.ptr == b.data() + b.size() && width > 0 && height > 0;
 }
 
-void BuiltinProvider::SimulateLatency(TaskContext& ctx, double from, double to) {
-    const auto* model = catalog_.FindModel(ctx.model());
-    const double seconds = model ? model->typical_latency_seconds * latency_scale_ : 0;
+void SimulateLatency(const PipelineEnv& env, TaskContext& ctx, double from, double to) {
+    const auto* model = env.catalog.FindModel(ctx.model());
+    const double seconds = model ? model->typical_latency_seconds * env.latency_scale : 0;
     if (seconds <= 0) {
         ctx.CheckCancelled();
         ctx.Progress(to);
@@ -57,37 +59,27 @@ void BuiltinProvider::SimulateLatency(TaskContext& ctx, double from, double to) 
     }
 }
 
-std::vector<Output> BuiltinProvider::Run(TaskContext& ctx) {
-    if (ctx.endpoint() == "text_to_image") return TextToImage(ctx);
-    throw TaskFailure("INTERNAL", "The builtin provider cannot run " + ctx.endpoint() +
-                                      " yet; configure another provider for model " + ctx.model());
+[[noreturn]] void NotImplemented(const TaskContext& ctx) {
+    throw TaskFailure("INTERNAL", "The builtin provider cannot run " + ctx.endpoint() + " (" +
+                                      ctx.model() +
+                                      ") yet; configure another provider for this model");
 }
 
-std::vector<Output> BuiltinProvider::TextToImage(TaskContext& ctx) {
-    const auto& input = ctx.input();
-    int width = 0;
-    int height = 0;
-    if (!ParseRatio(input.value("ratio", ""), width, height)) {
-        throw TaskFailure("INTERNAL", "unusable ratio in a validated request");
-    }
-    SimulateLatency(ctx, 0.0, 0.9);
-    const int count = input.value("outputCount", 1);
-    const std::uint64_t seed = SeedFor(ctx);
-    std::vector<Output> outputs;
-    for (int i = 0; i < count; ++i) {
-        ctx.CheckCancelled();
-        media::ImageSpec spec;
-        spec.width = width;
-        spec.height = height;
-        spec.seed = seed + static_cast<std::uint64_t>(i);
-        spec.prompt = input.value("promptText", "");
-        const bool jpeg = input.value("outputFormat", "png") == "jpeg";
-        spec.format = jpeg ? media::ImageFormat::kJpeg : media::ImageFormat::kPng;
-        outputs.push_back(
-            Output{std::to_string(i) + (jpeg ? ".jpg" : ".png"), media::RenderImage(spec)});
-        ctx.Progress(0.9 + 0.1 * (i + 1) / count);
-    }
-    return outputs;
+std::vector<Output> BuiltinProvider::Run(TaskContext& ctx) {
+    // The pipeline of every endpoint: one entry each, implemented in pipelines_<family>.cpp.
+    using Pipeline = std::vector<Output> (*)(const PipelineEnv&, TaskContext&);
+    static const std::map<std::string, Pipeline, std::less<>> kPipelines = {
+        {"text_to_image", &TextToImage},       {"image_upscale", &ImageUpscale},
+        {"text_to_video", &TextToVideo},       {"image_to_video", &ImageToVideo},
+        {"video_to_video", &VideoToVideo},     {"video_upscale", &VideoUpscale},
+        {"video_to_hdr", &VideoToHdr},         {"character_performance", &CharacterPerformance},
+        {"avatar_videos", &AvatarVideos},      {"text_to_speech", &TextToSpeech},
+        {"speech_to_speech", &SpeechToSpeech}, {"sound_effect", &SoundEffect},
+        {"voice_isolation", &VoiceIsolation},  {"voice_dubbing", &VoiceDubbing},
+    };
+    const auto it = kPipelines.find(ctx.endpoint());
+    if (it == kPipelines.end()) NotImplemented(ctx);
+    return it->second(env_, ctx);
 }
 
 }  // namespace genhost::providers

@@ -5,6 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
+
 namespace genhost::tasks {
 
 WorkerPool::WorkerPool(WorkerOptions options, store::TaskRepo& repo,
@@ -103,6 +105,20 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
     // Output names carry a random part so a late, losing attempt never touches the objects of
     // the attempt that won.
     const std::string prefix = HexEncode(RandomBytes(4)) + "_";
+    // A private scratch folder for this run: inputs and large outputs live there until the
+    // outputs are stored; it is removed whatever happens.
+    const std::string scratch = options_.scratch_root.empty()
+                                    ? std::string()
+                                    : options_.scratch_root + "/" + task.id + "_" + prefix;
+    struct ScratchGuard {
+        std::string path;
+        ~ScratchGuard() {
+            if (path.empty()) return;
+            std::error_code ec;
+            std::filesystem::remove_all(path, ec);
+        }
+    } scratch_guard{scratch};
+    if (!scratch.empty()) std::filesystem::create_directories(scratch);
 
     auto last_progress = std::chrono::steady_clock::time_point{};
     auto progress = [&](double fraction) {

@@ -32,6 +32,11 @@ class OutputStore {
     // partial object).
     virtual void Put(std::string_view task_id, std::string_view name, std::string_view data) = 0;
 
+    // PutFile moves (or copies) the file at `path` into the store as object `name` of task
+    // `task_id`, atomically; the file is gone afterwards.
+    virtual void PutFile(std::string_view task_id, std::string_view name,
+                         const std::string& path) = 0;
+
     // Stat returns the object's size and content type, or nullopt if it does not exist.
     virtual std::optional<ObjectInfo> Stat(std::string_view task_id, std::string_view name) = 0;
 
@@ -60,6 +65,7 @@ class LocalOutputStore final : public OutputStore {
     explicit LocalOutputStore(std::filesystem::path root);
 
     void Put(std::string_view task_id, std::string_view name, std::string_view data) override;
+    void PutFile(std::string_view task_id, std::string_view name, const std::string& path) override;
     std::optional<ObjectInfo> Stat(std::string_view task_id, std::string_view name) override;
     std::string Read(std::string_view task_id, std::string_view name, std::uint64_t offset,
                      std::uint64_t length) override;

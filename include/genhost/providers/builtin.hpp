@@ -19,12 +19,14 @@ class BuiltinProvider final : public Provider {
 
     std::vector<Output> Run(TaskContext& ctx) override;
 
-  private:
-    std::vector<Output> TextToImage(TaskContext& ctx);
-    void SimulateLatency(TaskContext& ctx, double from, double to);
+    // PipelineEnv is what every builtin pipeline may use besides its task.
+    struct Env {
+        const catalog::Catalog& catalog;
+        double latency_scale;
+    };
 
-    const catalog::Catalog& catalog_;
-    double latency_scale_;
+  private:
+    Env env_;
 };
 
 // SeedFor returns the task's seed: the request's `seed` when given, otherwise one derived from

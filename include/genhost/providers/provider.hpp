@@ -37,10 +37,29 @@ class Cancelled : public std::runtime_error {
     Cancelled() : std::runtime_error("task cancelled") {}
 };
 
-// Output is one generated file: its extension-bearing suffix (e.g. "0.png") and bytes.
+// Output is one generated file: its extension-bearing suffix (e.g. "0.png") and either its
+// bytes (`data`) or, for large media, a file in the task's scratch folder (`file`), which the
+// worker moves into the output store.
 struct Output {
     std::string suffix;
     std::string data;
+    std::string file;
+};
+
+// MediaKind is what a media input must be.
+enum class MediaKind { kImage, kVideo, kAudio };
+
+// InputResolver turns a media string of a validated request (an HTTPS URL, an upload URI or a
+// data URI) into a local file a pipeline can open. It blocks (downloads, disk I/O) and runs on
+// the worker thread. An input that cannot be read throws TaskFailure("ASSET.INVALID", ...).
+class InputResolver {
+  public:
+    virtual ~InputResolver() = default;
+
+    // Resolve returns the path of a file holding the bytes of `media`, written under
+    // `scratch_dir` when it has to be materialised.
+    virtual std::string Resolve(const std::string& media, MediaKind kind,
+                                const std::string& scratch_dir) const = 0;
 };
 
 class TaskContext {
@@ -77,6 +96,8 @@ class TaskContext {
     nlohmann::json input_;
     const std::atomic<bool>& cancelled_;
     std::function<void(double)> progress_;
+    std::string scratch_dir_;
+    const InputResolver* inputs_;
 };
 
 class Provider {

@@ -39,6 +39,8 @@ struct WorkerOptions {
     int max_attempts = 3;
     std::chrono::milliseconds poll_interval{1000};
     std::chrono::milliseconds sweep_interval{1000};
+    std::string scratch_root;  // each task run gets a private folder here, removed afterwards
+    const providers::InputResolver* inputs = nullptr;  // how pipelines read media inputs
 };
 
 // LimitsFn returns the concurrency limit of `model` for an organization of `tier`.
