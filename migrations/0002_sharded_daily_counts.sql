@@ -1,4 +1,4 @@
--- Daily generation counts without a hot row.
+-- Daily generation counts without a hot row, and plans that stay on their indexes.
 --
 -- Every creation used to increment one row per (organization, model, 15-minute bucket), so all
 -- creations of a model serialised on that row's lock (about 3k/s at most). Counts are now kept
@@ -50,8 +50,14 @@ BEGIN
     VALUES (p_org, p_model, v_bucket, v_shard, 1)
     ON CONFLICT (org_id, model, bucket, shard) DO UPDATE SET count = d.count + 1;
 
-    IF NOT EXISTS (SELECT 1 FROM tasks t WHERE t.status = 'THROTTLED' AND t.org_id = p_org
-                   AND t.limit_key = p_limit_key) THEN
+    -- Is anyone of this group already waiting? Ordered like the partial index tasks_throttled
+    -- so that even the cached generic plan uses it: an EXISTS (which drops ORDER BY and LIMIT)
+    -- gets a generic plan that scans the whole table when one group holds most THROTTLED tasks
+    -- (about 50 ms per creation with 250k tasks, measured).
+    PERFORM 1 FROM tasks t
+    WHERE t.status = 'THROTTLED' AND t.org_id = p_org AND t.limit_key = p_limit_key
+    ORDER BY t.org_id, t.limit_key, t.created_at LIMIT 1;
+    IF NOT FOUND THEN
         UPDATE concurrency_slots s SET active = s.active + 1
         WHERE s.org_id = p_org AND s.limit_key = p_limit_key AND s.active < p_max_concurrent;
         IF FOUND THEN
