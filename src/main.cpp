@@ -2,6 +2,8 @@
 //   serve | migrate | keys create --org NAME [--tier N] | keys disable KEY_ID | keys list
 //   tasks cancel TASK_ID | orgs suspend NAME | orgs resume NAME
 #include "genhost/api/app.hpp"
+#include "genhost/api/upload_source.hpp"
+#include "genhost/assets/resolver.hpp"
 #include "genhost/auth/auth.hpp"
 #include "genhost/catalog/catalog.hpp"
 #include "genhost/config/settings.hpp"
@@ -11,13 +13,19 @@
 #include "genhost/core/resources.hpp"
 #include "genhost/http/server.hpp"
 #include "genhost/outputs/output_store.hpp"
+#include "genhost/outputs/upload_folder.hpp"
+#include "genhost/outputs/upload_policy.hpp"
 #include "genhost/providers/builtin.hpp"
-#include "genhost/providers/inputs.hpp"
+#include "genhost/providers/http_provider.hpp"
+#include "genhost/providers/provider_config.hpp"
 #include "genhost/store/listener.hpp"
 #include "genhost/store/migrations.hpp"
 #include "genhost/store/orgs.hpp"
 #include "genhost/store/settings_repo.hpp"
 #include "genhost/store/tasks_repo.hpp"
+#include "genhost/store/uploads_repo.hpp"
+#include "genhost/tasks/moderation.hpp"
+#include "genhost/tasks/upload_sweeper.hpp"
 #include "genhost/tasks/worker_pool.hpp"
 #include "genhost/validate/schema_set.hpp"
 
@@ -28,6 +36,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 namespace {
@@ -62,7 +71,10 @@ std::string Resource(const char* path) {
 std::shared_ptr<const genhost::catalog::Catalog> LoadCatalog(const Settings& s) {
     const std::string tiers =
         s.tiers_file.empty() ? Resource("schemas/tiers.json") : ReadFile(s.tiers_file);
-    return genhost::catalog::Catalog::Load(Resource("schemas/models.json"), tiers);
+    // GENHOST_MODEL_PROVIDERS routes models to providers without editing the catalog.
+    const std::string models = genhost::providers::RouteModels(
+        Resource("schemas/models.json"), genhost::providers::ParseModelRoutes(s.model_providers));
+    return genhost::catalog::Catalog::Load(models, tiers);
 }
 
 std::string PublicUrl(const Settings& s) {
@@ -76,6 +88,7 @@ void PrepareStatements(genhost::store::Database& db) {
     genhost::store::OrgRepo::Prepare(db);
     genhost::store::TaskRepo::Prepare(db);
     genhost::store::SettingsRepo::Prepare(db);
+    genhost::store::UploadRepo::Prepare(db);
 }
 
 int RequireDatabase(const Settings& s) {
@@ -98,14 +111,34 @@ std::optional<std::string> Arg(const std::vector<std::string>& args, const std::
     return std::nullopt;
 }
 
-int Serve(const Settings& s) {
-    if (int rc = RequireDatabase(s)) return rc;
+int Serve(const Settings& settings) {
+    if (int rc = RequireDatabase(settings)) return rc;
+    Settings s = settings;
     // Signals are taken synchronously by this thread; every other thread inherits the mask.
     sigset_t signals;
     sigemptyset(&signals);
     sigaddset(&signals, SIGTERM);
     sigaddset(&signals, SIGINT);
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+    // The listener is bound first: with port 0 the port it picks is part of the public URL that
+    // signed output and upload URLs carry. Nothing is accepted before Start, once all is wired.
+    genhost::http::Router router;
+    genhost::http::Metrics metrics;
+    std::unique_ptr<genhost::http::Server> server;
+    if (s.role != "worker") {
+        genhost::http::ServerOptions hopts;
+        hopts.host = s.listen_host;
+        hopts.port = s.listen_port;
+        hopts.io_threads = s.io_threads;
+        hopts.max_body_bytes = s.max_body_bytes;
+        hopts.max_header_bytes = s.max_header_bytes;
+        hopts.read_timeout =
+            std::chrono::milliseconds(static_cast<long>(s.read_timeout_seconds * 1000));
+        server = std::make_unique<genhost::http::Server>(hopts, router, metrics);
+        server->Listen();
+        if (s.listen_port == 0) s.listen_port = server->Port();
+    }
 
     const auto schemas = genhost::api::LoadEmbeddedSchemas();
     const auto catalog = LoadCatalog(s);
@@ -138,8 +171,39 @@ int Serve(const Settings& s) {
     genhost::outputs::UrlSigner signer(secret, PublicUrl(s), genhost::SystemClock::Instance());
     genhost::auth::Authenticator authenticator(orgs, std::chrono::seconds(10));
 
+    // Ephemeral uploads (docs/uploads.md): their own cluster-wide signing secret, files in the
+    // output store's input area, and a sweeper on every node.
+    const std::string upload_secret = genhost::store::SettingsRepo(db).GetOrCreateSync(
+        "upload_policy_secret", [] { return genhost::HexEncode(genhost::RandomBytes(32)); });
+    const genhost::outputs::UploadPolicySigner upload_signer(upload_secret, PublicUrl(s),
+                                                             genhost::SystemClock::Instance());
+    const genhost::outputs::UploadFolder upload_folder(std::filesystem::path(s.data_dir) /
+                                                       "inputs" / "uploads");
+    genhost::store::UploadRepo uploads(db);
+    genhost::tasks::UploadSweeperOptions sweep_opts;
+    sweep_opts.interval =
+        std::chrono::milliseconds(static_cast<long>(s.upload_sweep_interval_seconds * 1000));
+    genhost::tasks::UploadSweeper upload_sweeper(sweep_opts, uploads, upload_folder);
+
     genhost::providers::BuiltinProvider builtin(*catalog, s.latency_scale);
-    const genhost::providers::DataUriResolver inputs;
+    // Media inputs (docs/assets.md): fetched, decoded or taken from uploads, probed, checked at
+    // request time on the asset pool, and named by reference in the stored task.
+    genhost::assets::FetcherOptions fetch_opts;
+    fetch_opts.test_ca_file = s.fetch_test_ca;
+    fetch_opts.test_hosts = genhost::assets::ParseTestHosts(s.fetch_test_hosts);
+    if (!fetch_opts.test_ca_file.empty() || !fetch_opts.test_hosts.empty()) {
+        spdlog::warn("asset fetcher test settings are on (GENHOST_FETCH_TEST_CA / _HOSTS)");
+    }
+    const genhost::assets::Fetcher fetcher(fetch_opts);
+    genhost::api::StoredUploads upload_source(uploads, upload_folder);
+    const genhost::assets::InputArea input_area(
+        (std::filesystem::path(s.data_dir) / "inputs").string());
+    const genhost::assets::AssetReader asset_reader(fetcher, upload_source, {});
+    const genhost::assets::Resolver inputs(asset_reader, input_area);
+    genhost::assets::RequestInputs request_inputs(asset_reader, input_area,
+                                                  {s.fetch_offline == 1, 4});
+    const genhost::assets::InputSweeper input_sweeper(input_area, std::chrono::hours(48),
+                                                      std::chrono::minutes(10));
     char host[256] = {0};
     gethostname(host, sizeof host - 1);
     genhost::tasks::WorkerOptions wopts;
@@ -150,8 +214,33 @@ int Serve(const Settings& s) {
     wopts.max_attempts = s.max_attempts;
     wopts.scratch_root = (std::filesystem::path(s.data_dir) / "scratch").string();
     wopts.inputs = &inputs;
+    wopts.nice = s.worker_nice;
+    // Moderation before any provider runs (docs/moderation.md).
+    const auto moderation = genhost::tasks::Moderator::Load(
+        s.moderation_file.empty() ? Resource("schemas/moderation.json")
+                                  : ReadFile(s.moderation_file));
+    wopts.moderation = moderation.get();
+    // HTTP providers by name (docs/providers.md); which one serves a model is catalog data.
+    std::vector<std::unique_ptr<genhost::providers::HttpProvider>> http_providers;
+    std::map<std::string, genhost::providers::Provider*> providers{{"builtin", &builtin}};
+    std::set<std::string> provider_names{"builtin"};
+    for (auto& o : genhost::providers::ParseProviders(
+             s.providers, s.providers_file.empty() ? "" : ReadFile(s.providers_file))) {
+        spdlog::info("provider {} at {}", o.name, o.url);
+        http_providers.push_back(
+            std::make_unique<genhost::providers::HttpProvider>(std::move(o), *catalog));
+        providers[http_providers.back()->name()] = http_providers.back().get();
+        provider_names.insert(http_providers.back()->name());
+    }
+    for (const auto& [model, provider] :
+         genhost::providers::UnservedModels(*catalog, provider_names)) {
+        spdlog::warn(
+            "model {} is served by provider {}, which is not configured: its tasks will "
+            "fail with INTERNAL",
+            model, provider);
+    }
     genhost::tasks::WorkerPool workers(
-        wopts, tasks, *catalog, {{"builtin", &builtin}}, output_store,
+        wopts, tasks, *catalog, providers, output_store,
         [&catalog](int tier, const std::string& model) {
             return genhost::api::LimitsFor(*catalog, tier, model).max_concurrent;
         });
@@ -162,9 +251,9 @@ int Serve(const Settings& s) {
          [&] { authenticator.Invalidate(); }});
     listener.Start();
     workers.Start();
+    upload_sweeper.Start();
 
     boost::asio::thread_pool blocking(2);
-    genhost::http::Metrics metrics;
     const std::string doc_url = s.doc_url.empty() ? PublicUrl(s) + "/docs/errors" : s.doc_url;
     genhost::api::App app{db,
                           tasks,
@@ -179,6 +268,12 @@ int Serve(const Settings& s) {
                           s.output_url_ttl_seconds,
                           64,
                           {}};
+    app.uploads.repo = &uploads;
+    app.uploads.signer = &upload_signer;
+    app.uploads.folder = &upload_folder;
+    app.uploads.max_bytes = s.upload_max_bytes;
+    app.uploads.ttl_seconds = s.upload_ttl_seconds;
+    app.inputs = &request_inputs;
     app.extra_gauges = [&] {
         return std::vector<genhost::http::Sample>{
             {"genhost_workers_running",
@@ -190,22 +285,10 @@ int Serve(const Settings& s) {
              {},
              listener.Connected() ? 1.0 : 0.0}};
     };
-    genhost::http::Router router;
     genhost::api::RegisterRoutes(router, app);
 
-    std::unique_ptr<genhost::http::Server> server;
-    if (s.role != "worker") {
-        genhost::http::ServerOptions hopts;
-        hopts.host = s.listen_host;
-        hopts.port = s.listen_port;
-        hopts.io_threads = s.io_threads;
-        hopts.max_body_bytes = s.max_body_bytes;
-        hopts.max_header_bytes = s.max_header_bytes;
-        hopts.read_timeout =
-            std::chrono::milliseconds(static_cast<long>(s.read_timeout_seconds * 1000));
-        hopts.doc_url = doc_url;
-        server = std::make_unique<genhost::http::Server>(hopts, router, metrics);
-        server->Listen();
+    if (server) {
+        server->SetDocUrl(doc_url);
         server->Start();
         if (!s.port_file.empty()) {
             const std::string tmp = s.port_file + ".tmp";
@@ -222,6 +305,7 @@ int Serve(const Settings& s) {
     const auto drain = std::chrono::milliseconds(static_cast<long>(s.drain_timeout_seconds * 1000));
     if (server) server->Shutdown(drain);
     workers.Stop(drain);
+    upload_sweeper.Stop();
     listener.Stop();
     blocking.join();
     db.Stop();

@@ -33,6 +33,17 @@ http::Handler Public(App& app, http::Handler handler) {
     };
 }
 
+http::StreamingHandler PublicStreaming(App& app, http::StreamingHandler handler) {
+    return [&app, handler = std::move(handler)](
+               http::Request& req, http::BodyReader& body) -> asio::awaitable<http::Response> {
+        try {
+            co_return co_await handler(req, body);
+        } catch (const store::DatabaseUnavailable&) {
+            co_return Fail(app, ApiError::Unavailable());
+        }
+    };
+}
+
 http::Handler Authed(App& app, AuthedHandler handler) {
     return [&app,
             handler = std::move(handler)](http::Request& req) -> asio::awaitable<http::Response> {

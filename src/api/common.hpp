@@ -20,6 +20,9 @@ http::Handler Authed(App& app, AuthedHandler handler);
 // Public wraps a handler that needs neither (health, metrics, documents, output files).
 http::Handler Public(App& app, http::Handler handler);
 
+// PublicStreaming is Public for a streaming route (Router::AddStreaming).
+http::StreamingHandler PublicStreaming(App& app, http::StreamingHandler handler);
+
 // ParseJsonBody parses a request body as one JSON value, refusing nesting deeper than
 // `max_depth`, invalid UTF-8 and trailing garbage with a 400.
 Result<nlohmann::json> ParseJsonBody(std::string_view body, std::size_t max_depth);

@@ -1,6 +1,8 @@
-// POST /v1/<generation endpoint>: validate, price, store the task, answer {id, estimatedCost}.
+// POST /v1/<generation endpoint>: validate, read and probe the media inputs, price, store the
+// task, answer {id, estimatedCost}.
 #include "handlers.hpp"
 
+#include "genhost/assets/resolver.hpp"
 #include "genhost/core/ids.hpp"
 
 namespace genhost::api {
@@ -24,21 +26,64 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
         // The schema knows a model the catalog does not: a data error of this server.
         throw std::logic_error("model " + model + " is in schemas/ but not in the catalog");
     }
-    const double credits = app.catalog->EstimateCredits(endpoint, input);
+    const std::string id = NewUuid();
+
+    // Media inputs: fetched, decoded or looked up, probed and checked on the asset pool; the
+    // stored input then names the files instead of holding the bytes (src/assets, docs/assets.md).
+    std::string stored_input;
+    double credits = 0;
+    bool inputs_kept = false;
+    const auto media = app.schemas->MediaFields(endpoint, input);
+    if (app.inputs != nullptr && !media.empty()) {
+        assets::PrepareRequest prepare;
+        prepare.task_id = id;
+        prepare.org_id = who.org_id;
+        prepare.input = input;
+        prepare.field_limits = info->CapabilitiesFor(endpoint).value("inputs", nlohmann::json());
+        for (const auto& field : media) {
+            const auto kind = field.kind == "video"   ? assets::MediaKind::kVideo
+                              : field.kind == "audio" ? assets::MediaKind::kAudio
+                                                      : assets::MediaKind::kImage;
+            prepare.media.push_back({field.path, field.pointer, kind});
+        }
+        assets::Prepared prepared = co_await app.inputs->Prepare(std::move(prepare));
+        if (!prepared.issues.empty()) {
+            co_return http::Response::Error(
+                ApiError::InvalidRequest("Invalid asset", std::move(prepared.issues)), app.doc_url);
+        }
+        // Billed by the probed lengths when every medium was probed, else at the maxima.
+        credits = prepared.all_probed
+                      ? app.catalog->EstimateCredits(endpoint, input, prepared.facts)
+                      : app.catalog->EstimateCredits(endpoint, input);
+        stored_input = prepared.input.dump();
+        inputs_kept = true;
+    } else {
+        credits = app.catalog->EstimateCredits(endpoint, input);
+        stored_input = input.dump();
+    }
+    // The inputs on disk belong to the task only once it exists.
+    struct DiscardUnlessCreated {
+        assets::RequestInputs* inputs;
+        const std::string& id;
+        bool created = false;
+        ~DiscardUnlessCreated() {
+            if (inputs != nullptr && !created) inputs->Discard(id);
+        }
+    } discard{inputs_kept ? app.inputs : nullptr, id};
     const TierLimits limits = LimitsFor(*app.catalog, who.tier, model);
 
     store::NewTask task;
-    const std::string id = NewUuid();
     task.id = id;
     task.org_id = who.org_id;
     task.endpoint = endpoint;
     task.model = model;
     task.limit_key = info->concurrency_group.empty() ? model : info->concurrency_group;
-    task.input_json = input.dump();
+    task.input_json = std::move(stored_input);
     task.estimated_credits = credits;
     task.max_concurrent = limits.max_concurrent;
     task.max_daily = limits.max_daily;
     const auto created = co_await app.tasks.Create(std::move(task));
+    discard.created = created.kind != store::CreateResult::Kind::kRateLimited;
     if (created.kind == store::CreateResult::Kind::kRateLimited) {
         ApiError e;
         e.code = ErrorCode::kRateLimited;

@@ -25,6 +25,15 @@ boost::asio::awaitable<http::Response> ErrorsDoc(App& app, http::Request& req);
 // outputs.cpp
 boost::asio::awaitable<http::Response> GetOutput(App& app, http::Request& req);
 
+// uploads.cpp: ephemeral uploads (docs/uploads.md).
+boost::asio::awaitable<http::Response> CreateUpload(App& app, http::Request& req,
+                                                    const auth::Principal& who);
+boost::asio::awaitable<http::Response> ReceiveUpload(App& app, http::Request& req,
+                                                     http::BodyReader& body);
+// UploadRouteBodyLimit is the body limit of POST /uploads/{id}: the file cap plus room for the
+// form's other parts and the multipart framing.
+std::size_t UploadRouteBodyLimit(const App& app);
+
 // openapi.cpp: GET /v1/openapi.json, the OpenAPI 3.1 document (include/genhost/api/openapi.hpp).
 boost::asio::awaitable<http::Response> OpenApiDocument(App& app, http::Request& req);
 

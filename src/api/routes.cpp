@@ -21,6 +21,18 @@ void RegisterRoutes(http::Router& router, App& app) {
     // GET /outputs/{task}/{name}: signed, expiring output files (HEAD and Range too).
     router.Add("GET", "/outputs/{task}/{name}", open(GetOutput));
 
+    // POST /uploads/{id}: the one multipart upload a POST /v1/uploads policy authorises; its
+    // body streams to disk (no key: the signed policy in the form authorises it).
+    if (app.uploads.repo != nullptr && app.uploads.signer != nullptr &&
+        app.uploads.folder != nullptr) {
+        router.AddStreaming("POST", "/uploads/{id}", UploadRouteBodyLimit(app),
+                            PublicStreaming(app, [&app](http::Request& req, http::BodyReader& b) {
+                                return ReceiveUpload(app, req, b);
+                            }));
+        // POST /v1/uploads: an upload URI and the signed form for its multipart POST.
+        router.Add("POST", "/v1/uploads", authed(CreateUpload));
+    }
+
     // GET /v1/tasks/{id}
     router.Add("GET", "/v1/tasks/{id}", authed(GetTask));
     // DELETE /v1/tasks/{id}

@@ -89,6 +89,17 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
     env("GENHOST_TIERS_FILE", s.tiers_file);
     env("GENHOST_PORT_FILE", s.port_file);
     env("GENHOST_DOC_URL", s.doc_url);
+    env("GENHOST_PROVIDERS", s.providers);
+    env("GENHOST_PROVIDERS_FILE", s.providers_file);
+    env("GENHOST_MODEL_PROVIDERS", s.model_providers);
+    env("GENHOST_MODERATION_FILE", s.moderation_file);
+    env("GENHOST_WORKER_NICE", s.worker_nice);
+    env("GENHOST_UPLOAD_MAX_BYTES", s.upload_max_bytes);
+    env("GENHOST_UPLOAD_TTL", s.upload_ttl_seconds);
+    env("GENHOST_UPLOAD_SWEEP_INTERVAL", s.upload_sweep_interval_seconds);
+    env("GENHOST_FETCH_OFFLINE", s.fetch_offline);
+    env("GENHOST_FETCH_TEST_CA", s.fetch_test_ca);
+    env("GENHOST_FETCH_TEST_HOSTS", s.fetch_test_hosts);
     if (!out.error.empty()) return out;
 
     po::options_description desc("Options (each also read from the environment variable named)");
@@ -118,6 +129,15 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         ("tiers-file", po::value(&s.tiers_file)->default_value(s.tiers_file), "GENHOST_TIERS_FILE: replaces the built-in tier table")
         ("port-file", po::value(&s.port_file)->default_value(s.port_file), "GENHOST_PORT_FILE: write the bound port here")
         ("doc-url", po::value(&s.doc_url)->default_value(s.doc_url), "GENHOST_DOC_URL: docUrl of 400 bodies")
+        ("providers", po::value(&s.providers)->default_value(s.providers), "GENHOST_PROVIDERS: HTTP providers, name=url,...")
+        ("providers-file", po::value(&s.providers_file)->default_value(s.providers_file), "GENHOST_PROVIDERS_FILE: JSON file of HTTP providers and their options")
+        ("model-providers", po::value(&s.model_providers)->default_value(s.model_providers), "GENHOST_MODEL_PROVIDERS: model=provider,... overriding the catalog")
+        ("moderation-file", po::value(&s.moderation_file)->default_value(s.moderation_file), "GENHOST_MODERATION_FILE: replaces the built-in moderation lists")
+        ("worker-nice", po::value(&s.worker_nice)->default_value(s.worker_nice), "GENHOST_WORKER_NICE: nice value of worker threads, 0-19")
+        ("upload-max-bytes", po::value(&s.upload_max_bytes)->default_value(s.upload_max_bytes), "GENHOST_UPLOAD_MAX_BYTES: largest file of one upload")
+        ("upload-ttl", po::value(&s.upload_ttl_seconds)->default_value(s.upload_ttl_seconds), "GENHOST_UPLOAD_TTL: seconds until an upload expires and is deleted")
+        ("upload-sweep-interval", po::value(&s.upload_sweep_interval_seconds)->default_value(s.upload_sweep_interval_seconds), "GENHOST_UPLOAD_SWEEP_INTERVAL: seconds between sweeps of expired uploads")
+        ("fetch-offline", po::value(&s.fetch_offline)->default_value(s.fetch_offline), "GENHOST_FETCH_OFFLINE: 1 = accept asset URLs unfetched; workers fetch them")
         ;
     // clang-format on
     std::ostringstream help;
@@ -152,11 +172,19 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         out.error = "role must be all, api or worker";
     } else if (s.io_threads < 1 || s.db_threads < 1 || s.workers < 0) {
         out.error = "thread counts must be positive";
+    } else if (s.worker_nice < 0 || s.worker_nice > 19) {
+        out.error = "worker nice must be between 0 and 19";
     } else if (s.output_url_ttl_seconds <= 0 || s.lease_seconds < 1 || s.max_attempts < 1) {
         out.error = "output URL TTL, lease and attempts must be positive";
     } else if (s.max_body_bytes == 0 || s.max_body_bytes > SIZE_MAX / 2) {
         // program_options reads "-1" into an unsigned as SIZE_MAX: no limit at all.
         out.error = "max body bytes must be a positive size";
+    } else if (s.upload_max_bytes == 0 || s.upload_max_bytes > SIZE_MAX / 4) {
+        out.error = "upload max bytes must be a positive size";
+    } else if (!(s.upload_ttl_seconds > 0) || !(s.upload_sweep_interval_seconds > 0)) {
+        out.error = "upload TTL and sweep interval must be positive";
+    } else if (s.fetch_offline != 0 && s.fetch_offline != 1) {
+        out.error = "fetch offline must be 0 or 1";
     }
     return out;
 }

@@ -28,6 +28,13 @@ void Router::Add(std::string method, std::string pattern, Handler handler) {
     routes_.push_back(std::move(r));
 }
 
+void Router::AddStreaming(std::string method, std::string pattern, std::size_t max_body_bytes,
+                          StreamingHandler handler) {
+    Add(std::move(method), std::move(pattern), nullptr);
+    routes_.back().streaming = std::move(handler);
+    routes_.back().body_limit = max_body_bytes;
+}
+
 bool Router::MatchSegments(const Route& route, const std::vector<std::string_view>& segments,
                            std::map<std::string, std::string>* params) {
     if (route.segments.size() != segments.size()) return false;
@@ -52,7 +59,12 @@ Router::Match Router::Find(std::string_view method, std::string_view path) const
         if (!MatchSegments(route, segments, nullptr)) continue;
         if (route.method == effective && m.kind != Match::Kind::kFound) {
             m.kind = Match::Kind::kFound;
-            m.handler = &route.handler;
+            if (route.streaming) {
+                m.streaming = &route.streaming;
+                m.body_limit = route.body_limit;
+            } else {
+                m.handler = &route.handler;
+            }
             m.pattern = route.pattern;
             MatchSegments(route, segments, &m.params);
         }

@@ -14,6 +14,12 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <array>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <tuple>
+
 namespace genhost::http {
 
 namespace asio = boost::asio;
@@ -39,6 +45,111 @@ bool SaneRequestId(std::string_view id) {
 
 std::string ErrorJson(std::string_view message) {
     return fmt::format(R"({{"error":"{}"}})", JsonEscape(message));
+}
+
+// ReadFailure maps a failure to read a request onto the status to answer with and its message;
+// status 0 means the connection just closes (the client left, timed out or sent nothing).
+std::pair<int, std::string> ReadFailure(const beast::error_code& ec, bool got_some) {
+    if (ec == bhttp::error::body_limit) return {413, "Request body too large"};
+    if (ec == bhttp::error::header_limit) return {431, "Request headers too large"};
+    if (ec != bhttp::error::end_of_stream && ec != asio::error::operation_aborted &&
+        ec != beast::error::timeout && ec != asio::error::eof &&
+        ec != asio::error::connection_reset && got_some) {
+        if (ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category() &&
+            ec != bhttp::error::partial_message) {
+            return {400, "Malformed HTTP request"};
+        }
+    }
+    return {0, ""};
+}
+
+// StreamBodyReader reads the body of a streaming route from the connection as the handler asks
+// for it (see body_reader.hpp). Each Read has its own read timeout.
+class StreamBodyReader final : public BodyReader {
+  public:
+    StreamBodyReader(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+                     bhttp::request_parser<bhttp::buffer_body>& parser,
+                     std::chrono::milliseconds timeout, bool expect_continue)
+        : stream_(stream),
+          buffer_(buffer),
+          parser_(parser),
+          timeout_(timeout),
+          expect_continue_(expect_continue) {}
+
+    std::optional<std::uint64_t> ContentLength() const override {
+        const auto n = parser_.content_length();
+        return n ? std::optional<std::uint64_t>(*n) : std::nullopt;
+    }
+
+    asio::awaitable<Result<std::size_t>> Read(std::span<char> out) override {
+        if (error_) co_return *error_;
+        if (parser_.is_done()) co_return std::size_t{0};
+        if (out.empty()) throw std::invalid_argument("BodyReader::Read needs a buffer");
+        if (expect_continue_) {
+            expect_continue_ = false;
+            bhttp::response<bhttp::empty_body> proceed{bhttp::status::continue_, 11};
+            stream_.expires_after(timeout_);
+            auto [wec, unused] =
+                co_await bhttp::async_write(stream_, proceed, asio::as_tuple(asio::use_awaitable));
+            if (wec) co_return Fail(wec);
+        }
+        auto& body = parser_.get().body();
+        body.data = out.data();
+        body.size = out.size();
+        body.more = true;
+        stream_.expires_after(timeout_);
+        auto [ec, unused] = co_await bhttp::async_read(stream_, buffer_, parser_,
+                                                       asio::as_tuple(asio::use_awaitable));
+        if (ec == bhttp::error::need_buffer) ec = {};
+        if (ec) co_return Fail(ec);
+        co_return out.size() - body.size;
+    }
+
+    bool Done() const override { return parser_.is_done(); }
+
+    // Broken reports whether the connection can no longer be read (a failed read other than the
+    // body limit), so the server closes it without waiting for the rest of the body.
+    bool Broken() const { return broken_; }
+
+  private:
+    ApiError Fail(const beast::error_code& ec) {
+        ApiError e;
+        if (ec == bhttp::error::body_limit) {
+            e.code = ErrorCode::kPayloadTooLarge;
+            e.message = "Request body too large";
+        } else {
+            broken_ = true;
+            e = ApiError::InvalidRequest(ec == beast::error::timeout
+                                             ? "Timed out reading the request body"
+                                             : "The request body is incomplete or malformed");
+        }
+        error_ = e;
+        return e;
+    }
+
+    beast::tcp_stream& stream_;
+    beast::flat_buffer& buffer_;
+    bhttp::request_parser<bhttp::buffer_body>& parser_;
+    std::chrono::milliseconds timeout_;
+    bool expect_continue_;
+    bool broken_ = false;
+    std::optional<ApiError> error_;
+};
+
+// Linger discards what the client still sends after a response that did not wait for the whole
+// body, for a few seconds, so closing the socket with unread data does not reset the connection
+// before the client has read the response.
+asio::awaitable<void> Linger(beast::tcp_stream& stream) {
+    beast::error_code ec;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    if (ec) co_return;
+    stream.expires_after(std::chrono::seconds(5));
+    std::array<char, 16 * 1024> scratch;
+    for (;;) {
+        auto [rec, n] = co_await stream.async_read_some(asio::buffer(scratch),
+                                                        asio::as_tuple(asio::use_awaitable));
+        if (rec) co_return;
+    }
 }
 
 }  // namespace
@@ -114,8 +225,8 @@ asio::awaitable<void> Server::AcceptLoop() {
     }
 }
 
-asio::awaitable<Response> Server::Dispatch(Request& request) {
-    const auto match = router_.Find(request.method, request.path);
+asio::awaitable<Response> Server::Dispatch(Request& request, const Router::Match& match,
+                                           BodyReader* body) {
     if (match.kind == Router::Match::Kind::kNotFound) {
         request.route = "unmatched";
         co_return Response::Error(ApiError::NotFound("Not found"), options_.doc_url);
@@ -130,6 +241,11 @@ asio::awaitable<Response> Server::Dispatch(Request& request) {
     }
     request.params = match.params;
     try {
+        if (match.streaming != nullptr) {
+            // Only RunSession dispatches, and it hands streaming routes their reader.
+            if (body == nullptr) throw std::logic_error("streaming route without a body reader");
+            co_return co_await (*match.streaming)(request, *body);
+        }
         co_return co_await (*match.handler)(request);
     } catch (const ApiErrorException& e) {
         co_return Response::Error(e.error(), options_.doc_url);
@@ -151,30 +267,46 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
     }
 
     for (;;) {
-        bhttp::request_parser<bhttp::string_body> parser;
-        parser.header_limit(static_cast<std::uint32_t>(options_.max_header_bytes));
-        parser.body_limit(options_.max_body_bytes);
+        // The header first: the route decides how the body is read (whole, under the server's
+        // limit, or streamed by a streaming route's handler under the route's own limit).
+        bhttp::request_parser<bhttp::empty_body> header_parser;
+        header_parser.header_limit(static_cast<std::uint32_t>(options_.max_header_bytes));
+        header_parser.body_limit(boost::none);  // checked below, once the route is known
         stream.expires_after(options_.read_timeout);
-        auto [ec, bytes] =
-            co_await bhttp::async_read(stream, buffer, parser, asio::as_tuple(asio::use_awaitable));
-        if (ec) {
-            int status = 0;
-            std::string message;
-            if (ec == bhttp::error::body_limit) {
-                status = 413;
-                message = "Request body too large";
-            } else if (ec == bhttp::error::header_limit) {
-                status = 431;
-                message = "Request headers too large";
-            } else if (ec != bhttp::error::end_of_stream && ec != asio::error::operation_aborted &&
-                       ec != beast::error::timeout && ec != asio::error::eof &&
-                       ec != asio::error::connection_reset && parser.got_some()) {
-                if (ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category() &&
-                    ec != bhttp::error::partial_message) {
-                    status = 400;
-                    message = "Malformed HTTP request";
-                }
+        auto [ec, bytes] = co_await bhttp::async_read_header(stream, buffer, header_parser,
+                                                             asio::as_tuple(asio::use_awaitable));
+        auto [status, message] = ReadFailure(ec, header_parser.got_some());
+        Router::Match match;
+        std::string target;
+        bool linger = false;
+        if (!ec) {
+            target = std::string(header_parser.get().target());
+            match = router_.Find(header_parser.get().method_string(),
+                                 std::string_view(target).substr(0, target.find('?')));
+            const std::size_t limit =
+                match.streaming != nullptr ? match.body_limit : options_.max_body_bytes;
+            if (const auto length = header_parser.content_length(); length && *length > limit) {
+                ec = bhttp::error::body_limit;
+                std::tie(status, message) = ReadFailure(ec, true);
+                // An upload client is usually still sending: let it read the 413 first.
+                linger = match.streaming != nullptr;
             }
+        }
+        std::optional<bhttp::request_parser<bhttp::string_body>> parser;
+        std::optional<bhttp::request_parser<bhttp::buffer_body>> stream_parser;
+        if (!ec && match.streaming != nullptr) {
+            stream_parser.emplace(std::move(header_parser));
+            stream_parser->body_limit(match.body_limit);
+        } else if (!ec) {
+            parser.emplace(std::move(header_parser));
+            parser->body_limit(options_.max_body_bytes);
+            if (!parser->is_done()) {
+                std::tie(ec, bytes) = co_await bhttp::async_read(
+                    stream, buffer, *parser, asio::as_tuple(asio::use_awaitable));
+                std::tie(status, message) = ReadFailure(ec, parser->got_some());
+            }
+        }
+        if (ec) {
             if (status != 0) {
                 bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(status), 11};
                 res.set(bhttp::field::content_type, "application/json");
@@ -183,8 +315,10 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
                 res.body() = ErrorJson(message);
                 res.prepare_payload();
                 stream.expires_after(std::chrono::seconds(5));
-                co_await bhttp::async_write(stream, res, asio::as_tuple(asio::use_awaitable));
+                auto [wec, unused] =
+                    co_await bhttp::async_write(stream, res, asio::as_tuple(asio::use_awaitable));
                 metrics_.ObserveRequest("unmatched", "-", status, 0);
+                if (!wec && linger) co_await Linger(stream);
             }
             break;
         }
@@ -192,10 +326,10 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         session->busy = true;
         ++in_flight_;
         const auto started = std::chrono::steady_clock::now();
-        auto& raw = parser.get();
+        const auto& raw = parser ? parser->get().base() : stream_parser->get().base();
         Request request;
         request.method = std::string(raw.method_string());
-        request.target = std::string(raw.target());
+        request.target = std::move(target);
         const auto q = request.target.find('?');
         request.path = request.target.substr(0, q);
         if (q != std::string::npos) request.query = request.target.substr(q + 1);
@@ -204,20 +338,31 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
             for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
             request.headers.emplace_back(std::move(name), std::string(field.value()));
         }
-        request.body = std::move(raw.body());
+        if (parser) request.body = std::move(parser->get().body());
         request.remote_address = remote;
         const auto client_id = request.Header("x-request-id");
         request.request_id =
             client_id && SaneRequestId(*client_id) ? std::string(*client_id) : NewUuid();
-        const bool keep_alive = raw.keep_alive();
+        const bool keep_alive =
+            parser ? parser->get().keep_alive() : stream_parser->get().keep_alive();
 
-        Response response = co_await Dispatch(request);
+        std::optional<StreamBodyReader> body_reader;
+        if (stream_parser) {
+            const auto expect = request.Header("expect");
+            body_reader.emplace(stream, buffer, *stream_parser, options_.read_timeout,
+                                expect && beast::iequals(*expect, "100-continue"));
+        }
+        Response response =
+            co_await Dispatch(request, match, body_reader ? &*body_reader : nullptr);
+        // A streaming handler that answered before reading its whole body leaves the rest of it
+        // in the connection: that connection cannot carry another request.
+        const bool unread_body = body_reader && !body_reader->Done();
 
         bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(response.status),
                                                 raw.version()};
         for (const auto& [k, v] : response.headers) res.set(k, v);
         res.set("X-Request-Id", request.request_id);
-        const bool stay = keep_alive && !stopping_;
+        const bool stay = keep_alive && !stopping_ && !unread_body;
         res.keep_alive(stay);
         if (request.method == "HEAD") {
             res.content_length(response.head_length.value_or(response.body.size()));
@@ -246,6 +391,7 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
             std::tie(wec, std::ignore) = co_await bhttp::async_write(
                 stream, serializer, asio::as_tuple(asio::use_awaitable));
         }
+        if (!wec && unread_body && !body_reader->Broken()) co_await Linger(stream);
         --in_flight_;
         session->busy = false;
         if (wec || !stay) break;

@@ -53,14 +53,17 @@ int FindAudioStream(const AVFormatContext* format) {
     return -1;
 }
 
-FramePtr DecodeFirstVideoFrame(AVFormatContext* format, int stream_index) {
+namespace {
+
+// DecodeFirst is DecodeFirstVideoFrame for a stream of either type; `what` names it in errors.
+FramePtr DecodeFirst(AVFormatContext* format, int stream_index, const std::string& what) {
     if (stream_index < 0 || static_cast<unsigned>(stream_index) >= format->nb_streams) {
-        throw MediaError("no video stream to decode");
+        throw MediaError("no " + what + " stream to decode");
     }
     const AVStream* stream = format->streams[stream_index];
     const AVCodec* codec = avcodec_find_decoder(stream->codecpar->codec_id);
     if (codec == nullptr) {
-        throw MediaError(std::string("no decoder for video codec ") +
+        throw MediaError("no decoder for " + what + " codec " +
                          avcodec_get_name(stream->codecpar->codec_id));
     }
     CodecContextPtr decoder = MakeCodecContext(codec);
@@ -69,7 +72,7 @@ FramePtr DecodeFirstVideoFrame(AVFormatContext* format, int stream_index) {
     decoder->thread_count = 1;
     decoder->max_pixels = kMaxDecodePixels;
     decoder->pkt_timebase = stream->time_base;
-    CheckAv(avcodec_open2(decoder.get(), codec, nullptr), "opening the video decoder");
+    CheckAv(avcodec_open2(decoder.get(), codec, nullptr), "opening the " + what + " decoder");
 
     PacketPtr packet = MakePacket();
     FramePtr frame = MakeFrame();
@@ -81,7 +84,8 @@ FramePtr DecodeFirstVideoFrame(AVFormatContext* format, int stream_index) {
         const int rc = av_read_frame(format, packet.get());
         if (rc < 0) {
             // End of data (or unreadable remainder): drain what the decoder still holds.
-            CheckAv(avcodec_send_packet(decoder.get(), nullptr), "flushing the video decoder");
+            CheckAv(avcodec_send_packet(decoder.get(), nullptr),
+                    "flushing the " + what + " decoder");
             draining = true;
             break;
         }
@@ -116,11 +120,21 @@ FramePtr DecodeFirstVideoFrame(AVFormatContext* format, int stream_index) {
             last_error = rc;
         }
     }
-    std::string message = "no decodable video frame";
+    std::string message = "no decodable " + what + " frame";
     if (last_error < 0) {
         message += ": " + AvErrorText(last_error);
     }
     throw MediaError(message);
+}
+
+}  // namespace
+
+FramePtr DecodeFirstVideoFrame(AVFormatContext* format, int stream_index) {
+    return DecodeFirst(format, stream_index, "video");
+}
+
+FramePtr DecodeFirstAudioFrame(AVFormatContext* format, int stream_index) {
+    return DecodeFirst(format, stream_index, "audio");
 }
 
 }  // namespace genhost::media

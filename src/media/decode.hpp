@@ -29,4 +29,7 @@ int FindAudioStream(const AVFormatContext* format);
 // for the stream, the decoder cannot be opened, or no picture comes out within the packet budget.
 FramePtr DecodeFirstVideoFrame(AVFormatContext* format, int stream_index);
 
+// DecodeFirstAudioFrame is the same for an audio stream: the first block of samples.
+FramePtr DecodeFirstAudioFrame(AVFormatContext* format, int stream_index);
+
 }  // namespace genhost::media

@@ -1,5 +1,6 @@
 // ProbeMedia: container and stream facts from libavformat, plus one decoded picture as proof.
 
+#include <chrono>
 #include <string>
 #include <string_view>
 
@@ -9,6 +10,7 @@ extern "C" {
 
 #include "av_handles.hpp"
 #include "decode.hpp"
+#include "file_input.hpp"
 #include "genhost/media/image.hpp"
 #include "memory_io.hpp"
 
@@ -43,12 +45,10 @@ std::string PrimariesName(AVColorPrimaries primaries) {
     return NameOrEmpty(av_color_primaries_name(primaries));
 }
 
-}  // namespace
-
-MediaInfo ProbeMedia(std::string_view bytes) {
-    MemoryInput input(bytes);
-    AVFormatContext* format = input.Format();
-
+// Describe reads the facts of an opened demuxer and decodes the first picture of its video
+// stream as proof, unless a side exceeds `max_side` (0: no limit), in which case the header's
+// size is reported undecoded. Without video, `decode_audio` decodes the first audio frame.
+MediaInfo Describe(AVFormatContext* format, int max_side, bool decode_audio) {
     MediaInfo info;
     info.container = NameOrEmpty(format->iformat->name);
     const bool still = IsStillImageDemuxer(info.container);
@@ -85,6 +85,9 @@ MediaInfo ProbeMedia(std::string_view bytes) {
             }
         }
 
+        if (max_side > 0 && (info.width > max_side || info.height > max_side)) {
+            return info;  // too large to be accepted: not worth decoding (nor allocating)
+        }
         const FramePtr frame = DecodeFirstVideoFrame(format, video_index);
         // Some demuxers (raw pipes) leave the parameters partly unset; the picture is definitive.
         if (info.width <= 0 || info.height <= 0) {
@@ -103,6 +106,8 @@ MediaInfo ProbeMedia(std::string_view bytes) {
         }
     } else if (audio_index < 0) {
         throw MediaError("not a readable media file: no audio or video stream");
+    } else if (decode_audio) {
+        DecodeFirstAudioFrame(format, audio_index);
     }
 
     if (!still && info.duration_seconds <= 0 && format->duration != AV_NOPTS_VALUE &&
@@ -115,6 +120,22 @@ MediaInfo ProbeMedia(std::string_view bytes) {
             info.duration_seconds = Seconds(stream->duration, stream->time_base);
         }
     }
+    return info;
+}
+
+}  // namespace
+
+MediaInfo ProbeMedia(std::string_view bytes) {
+    MemoryInput input(bytes);
+    return Describe(input.Format(), 0, false);
+}
+
+MediaInfo ProbeMediaFile(const std::string& path, const ProbeLimits& limits) {
+    const auto deadline = std::chrono::steady_clock::now() + limits.timeout;
+    const std::int64_t side = limits.max_side > 0 ? limits.max_side : 16384;
+    FileInput input(path, InputLimits{}, deadline, side * side);
+    MediaInfo info = Describe(input.Format(), limits.max_side, true);
+    if (input.Expired()) throw MediaError("probing took too long");
     return info;
 }
 

@@ -5,6 +5,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <filesystem>
 
 namespace genhost::tasks {
@@ -56,7 +62,27 @@ void WorkerPool::Sleep(std::chrono::milliseconds d) {
     sleep_cv_.wait_for(lock, d, [this] { return stop_.load(); });
 }
 
+namespace {
+
+// LowerThreadPriority gives the calling thread (Linux: nice and policy are per thread) and every
+// thread it starts later the nice value `nice` under SCHED_BATCH, which also stops it from
+// preempting the I/O threads on wake-up. Lowering needs no privilege; failures are logged.
+void LowerThreadPriority(int nice) {
+    if (nice <= 0) return;
+    const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+    sched_param param{};
+    if (sched_setscheduler(0, SCHED_BATCH, &param) != 0) {
+        spdlog::debug("worker thread: SCHED_BATCH refused (errno {})", errno);
+    }
+    if (setpriority(PRIO_PROCESS, tid, nice) != 0) {
+        spdlog::warn("worker thread: cannot set nice {} (errno {})", nice, errno);
+    }
+}
+
+}  // namespace
+
 void WorkerPool::WorkerMain() {
+    LowerThreadPriority(options_.nice);
     auto backoff = std::chrono::milliseconds(100);
     while (!stop_claiming_) {
         std::optional<store::ClaimedTask> task;
@@ -135,6 +161,13 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
     };
 
     try {
+        if (options_.moderation != nullptr) {
+            if (auto hit = options_.moderation->Check(nlohmann::json::parse(task.input_json))) {
+                spdlog::info("task {} refused by moderation: {} in {}", task.id, hit->category,
+                             hit->field);
+                throw providers::TaskFailure(hit->code, hit->message);
+            }
+        }
         const auto* model = catalog_.FindModel(task.model);
         const std::string provider_name = model ? model->provider : "builtin";
         const auto it = providers_.find(provider_name);
@@ -143,13 +176,17 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
                                          "No provider named " + provider_name + " is configured");
         }
         providers::TaskContext ctx(task.id, task.endpoint, task.model,
-                                   nlohmann::json::parse(task.input_json), job->cancelled,
-                                   progress);
+                                   nlohmann::json::parse(task.input_json), job->cancelled, progress,
+                                   scratch, options_.inputs);
         auto outputs = it->second->Run(ctx);
         ctx.CheckCancelled();
         for (const auto& out : outputs) {
             const std::string name = "output_" + prefix + out.suffix;
-            store_.Put(task.id, name, out.data);
+            if (out.file.empty()) {
+                store_.Put(task.id, name, out.data);
+            } else {
+                store_.PutFile(task.id, name, out.file);
+            }
             names.push_back(name);
             ctx.CheckCancelled();
         }

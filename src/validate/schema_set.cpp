@@ -1,6 +1,7 @@
 #include "genhost/validate/schema_set.hpp"
 
 #include "compiler.hpp"
+#include "media_fields.hpp"
 #include "walker.hpp"
 
 #include <algorithm>
@@ -53,6 +54,14 @@ std::vector<Issue> SchemaSet::Validate(std::string_view name, const nlohmann::js
 nlohmann::json SchemaSet::ApplyDefaults(std::string_view name, const nlohmann::json& body) const {
     nlohmann::json out = body;
     detail::FillDefaults(*impl_->Endpoint(name).root, out);
+    return out;
+}
+
+std::vector<MediaField> SchemaSet::MediaFields(std::string_view name,
+                                               const nlohmann::json& body) const {
+    std::vector<MediaField> out;
+    std::vector<std::string> path;
+    detail::CollectMediaFields(*impl_->Endpoint(name).root, body, path, out);
     return out;
 }
 

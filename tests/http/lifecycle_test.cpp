@@ -1,6 +1,8 @@
 // The task lifecycle against a real server whose tasks take seconds: progress, cancellation,
 // THROTTLED promotion, operator cancel, the daily limit and output URL expiry.
+#include "genhost/core/crypto.hpp"
 #include "helpers.hpp"
+#include "support/media_fixtures.hpp"
 
 #include <gmock/gmock.h>
 
@@ -192,10 +194,13 @@ TEST_F(Limits, TheDailyLimitAnswers429WithRetryAfter) {
     // Another model has its own count.
     const auto other =
         c.Send("POST", "/v1/text_to_image", AuthHeaders(),
-               nlohmann::json({{"model", "gen4_image_turbo"},
-                               {"promptText", "x"},
-                               {"ratio", "720:720"},
-                               {"referenceImages", {{{"uri", "https://example.com/a.png"}}}}})
+               nlohmann::json(
+                   {{"model", "gen4_image_turbo"},
+                    {"promptText", "x"},
+                    {"ratio", "720:720"},
+                    {"referenceImages",
+                     {{{"uri", "data:image/png;base64," +
+                                   genhost::Base64Encode(genhost::testing::MakePng(64, 64))}}}}})
                    .dump());
     EXPECT_EQ(other.status, 200) << other.body;
 

@@ -10,12 +10,16 @@
 
 #include "genhost/auth/auth.hpp"
 #include "genhost/catalog/catalog.hpp"
+#include "genhost/core/clock.hpp"
 #include "genhost/http/metrics.hpp"
 #include "genhost/http/router.hpp"
 #include "genhost/outputs/output_store.hpp"
+#include "genhost/outputs/upload_folder.hpp"
+#include "genhost/outputs/upload_policy.hpp"
 #include "genhost/store/database.hpp"
 #include "genhost/store/orgs.hpp"
 #include "genhost/store/tasks_repo.hpp"
+#include "genhost/store/uploads_repo.hpp"
 #include "genhost/validate/schema_set.hpp"
 
 #include <boost/asio/thread_pool.hpp>
@@ -23,6 +27,10 @@
 #include <functional>
 #include <memory>
 #include <string>
+
+namespace genhost::assets {
+class RequestInputs;
+}  // namespace genhost::assets
 
 namespace genhost::api {
 
@@ -43,6 +51,22 @@ struct App {
     std::size_t max_json_depth = 64;
     // Extra gauges for /metrics (workers running here, listener state, ...).
     std::function<std::vector<http::Sample>()> extra_gauges;
+    // Reads, probes and checks the media inputs of generation requests (src/assets); without
+    // it media strings are stored as sent, unchecked.
+    assets::RequestInputs* inputs = nullptr;
+
+    // UploadsConfig is what the upload routes need (src/api/uploads.cpp, docs/uploads.md).
+    struct UploadsConfig {
+        store::UploadRepo* repo = nullptr;
+        const outputs::UploadPolicySigner* signer = nullptr;
+        const outputs::UploadFolder* folder = nullptr;
+        std::uint64_t max_bytes = 200ull * 1024 * 1024;  // per file
+        double ttl_seconds = 86400;
+        const Clock* clock = &SystemClock::Instance();
+    };
+    // Ephemeral uploads: POST /v1/uploads and POST /uploads/{id} exist only when `repo`,
+    // `signer` and `folder` are set.
+    UploadsConfig uploads;
 };
 
 // RegisterRoutes adds every route of genhost to `router`.

@@ -38,6 +38,21 @@ struct Settings {
     std::string tiers_file;    // replaces the embedded schemas/tiers.json
     std::string port_file;     // write the bound port here once listening
     std::string doc_url;       // docUrl of 400 bodies; default public_url + /docs/errors
+    // Providers and moderation (docs/providers.md, docs/moderation.md).
+    std::string providers;        // "name=url,..." HTTP providers with default options
+    std::string providers_file;   // JSON file of HTTP providers with their options
+    std::string model_providers;  // "model=provider,..." laid over the catalog's `provider`
+    std::string moderation_file;  // replaces the embedded schemas/moderation.json
+    int worker_nice = 10;         // nice value of worker threads (0 = same as the I/O threads)
+    std::size_t upload_max_bytes = 200 * 1024 * 1024;  // per ephemeral upload (docs/uploads.md)
+    double upload_ttl_seconds = 24 * 3600;             // uploads expire and are deleted after it
+    double upload_sweep_interval_seconds = 60;         // how often expired uploads are swept
+    // Asset fetching (docs/assets.md). Offline: URLs are accepted unfetched at request time and
+    // fetched by the worker. The two test settings come from the environment only (no flag):
+    // an extra trusted CA file and "name=127.0.0.1:port,..." test hosts on loopback.
+    int fetch_offline = 0;
+    std::string fetch_test_ca;
+    std::string fetch_test_hosts;
 };
 
 // ParseResult is the outcome of reading the command line.

@@ -4,8 +4,13 @@
 // literal segments and `{name}` parameters (one whole segment each). Matching an unknown path
 // gives kNotFound for every method; a known path with another method gives kMethodNotAllowed
 // with the methods it does allow (HEAD is allowed wherever GET is).
+//
+// A route is either ordinary (its Handler gets the whole body, read under the server's body
+// limit) or streaming (AddStreaming: its StreamingHandler reads the body itself through a
+// BodyReader, under the route's own limit).
 #pragma once
 
+#include "genhost/http/body_reader.hpp"
 #include "genhost/http/message.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -18,15 +23,25 @@
 namespace genhost::http {
 
 using Handler = std::function<boost::asio::awaitable<Response>(Request&)>;
+// StreamingHandler answers a request whose body it reads itself (`Request::body` stays empty).
+using StreamingHandler = std::function<boost::asio::awaitable<Response>(Request&, BodyReader&)>;
 
 class Router {
   public:
     // Add registers `handler` for `method` on `pattern` (e.g. "/v1/tasks/{id}").
     void Add(std::string method, std::string pattern, Handler handler);
 
+    // AddStreaming registers a streaming route: the server reads only the header, then runs
+    // `handler`, which reads at most `max_body_bytes` of body (413 beyond; the server-wide body
+    // limit does not apply to this route).
+    void AddStreaming(std::string method, std::string pattern, std::size_t max_body_bytes,
+                      StreamingHandler handler);
+
     struct Match {
         enum class Kind { kFound, kNotFound, kMethodNotAllowed } kind = Kind::kNotFound;
         const Handler* handler = nullptr;
+        const StreamingHandler* streaming = nullptr;  // set instead of handler for streaming routes
+        std::size_t body_limit = 0;                   // streaming routes only
         std::string pattern;
         std::map<std::string, std::string> params;
         std::vector<std::string> allow;
@@ -42,6 +57,8 @@ class Router {
         std::string pattern;
         std::vector<std::string> segments;
         Handler handler;
+        StreamingHandler streaming;
+        std::size_t body_limit = 0;
     };
     static bool MatchSegments(const Route& route, const std::vector<std::string_view>& segments,
                               std::map<std::string, std::string>* params);

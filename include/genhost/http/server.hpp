@@ -3,6 +3,8 @@
 // Provides Server: the Boost.Beast HTTP/1.1 front end. One C++20 coroutine per connection on a
 // strand of a multi-threaded io_context; keep-alive; limits on header size, body size (413 when
 // the announced or received body is larger, before reading it) and the time to read a request.
+// Streaming routes (Router::AddStreaming) get the header only and read their body through a
+// BodyReader, under their own body limit and with a read timeout per chunk.
 // Every response carries X-Request-Id (the client's, when it sent a sane one); every request is
 // counted in Metrics and written as one JSON access-log line.
 //
@@ -54,6 +56,10 @@ class Server {
     // Port returns the bound port (after Listen).
     unsigned short Port() const { return port_; }
 
+    // SetDocUrl sets the docUrl of the server's own error bodies; call it before Start (the
+    // public URL may depend on the port Listen picked).
+    void SetDocUrl(std::string doc_url) { options_.doc_url = std::move(doc_url); }
+
     // Start runs the accept loop and the I/O threads; returns at once.
     void Start();
 
@@ -87,7 +93,8 @@ class Server {
     // Internal, used by the connection coroutine.
     boost::asio::awaitable<void> RunSession(std::shared_ptr<Session> session);
     boost::asio::awaitable<void> AcceptLoop();
-    boost::asio::awaitable<Response> Dispatch(Request& request);
+    boost::asio::awaitable<Response> Dispatch(Request& request, const Router::Match& match,
+                                              BodyReader* body);
 };
 
 }  // namespace genhost::http

@@ -2,12 +2,14 @@
 //
 // Provides RenderImage: a deterministic picture of exact size made and encoded with FFmpeg's
 // libraries (libavcodec's PNG and MJPEG encoders, libswscale), and ProbeMedia: what libavformat
-// and libavcodec say a file is (used by tests and by input checks).
+// and libavcodec say a file is (used by tests and by input checks; ProbeMediaFile bounds the work
+// on untrusted files).
 //
 // Runs on the calling thread (a worker or media-pool thread, never an I/O thread). Thread-safe:
 // no shared state. Failures throw MediaError.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -58,5 +60,19 @@ struct MediaInfo {
 // ProbeMedia reads the container header of `bytes` and decodes the first frame of the first video
 // stream (if any) to confirm it is decodable; throws MediaError if libav cannot read it.
 MediaInfo ProbeMedia(std::string_view bytes);
+
+// ProbeLimits bounds ProbeMediaFile's work on an untrusted file.
+struct ProbeLimits {
+    std::chrono::milliseconds timeout{10000};  // wall clock for opening, analysis and decoding
+    int max_side = 8000;  // a picture with a longer side is reported (its size), not decoded
+};
+
+// ProbeMediaFile is ProbeMedia for the file at `path`, read through a private I/O context (no
+// protocols, no nested opens) within `limits`: decoders refuse pictures of more than
+// max_side^2 pixels (decompression bombs), and every read stops once the timeout passes. Files
+// without video also get their first audio frame decoded. A picture with a side over max_side
+// is returned with its header size and no decode. Throws MediaError (unreadable, undecodable,
+// over time).
+MediaInfo ProbeMediaFile(const std::string& path, const ProbeLimits& limits = {});
 
 }  // namespace genhost::media

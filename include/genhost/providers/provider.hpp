@@ -64,14 +64,19 @@ class InputResolver {
 
 class TaskContext {
   public:
+    // `scratch_dir` is the run's private folder (removed by the worker afterwards) and `inputs`
+    // resolves media strings; without them (unit tests) Input() fails with INTERNAL.
     TaskContext(std::string task_id, std::string endpoint, std::string model, nlohmann::json input,
-                const std::atomic<bool>& cancelled, std::function<void(double)> progress)
+                const std::atomic<bool>& cancelled, std::function<void(double)> progress,
+                std::string scratch_dir = {}, const InputResolver* inputs = nullptr)
         : task_id_(std::move(task_id)),
           endpoint_(std::move(endpoint)),
           model_(std::move(model)),
           input_(std::move(input)),
           cancelled_(cancelled),
-          progress_(std::move(progress)) {}
+          progress_(std::move(progress)),
+          scratch_dir_(std::move(scratch_dir)),
+          inputs_(inputs) {}
 
     const std::string& task_id() const { return task_id_; }
     const std::string& endpoint() const { return endpoint_; }
@@ -89,6 +94,18 @@ class TaskContext {
     // Progress reports how far the work is (0..1); cheap to call often.
     void Progress(double fraction) const { progress_(fraction); }
 
+    // scratch_dir is the run's private folder for inputs and file outputs (Output::file).
+    const std::string& scratch_dir() const { return scratch_dir_; }
+
+    // Input resolves the media string `media` to a local file (see InputResolver); throws
+    // TaskFailure("ASSET.INVALID") for unreadable media, INTERNAL without a resolver.
+    std::string Input(const std::string& media, MediaKind kind) const {
+        if (inputs_ == nullptr || scratch_dir_.empty()) {
+            throw TaskFailure("INTERNAL", "media inputs cannot be read in this context");
+        }
+        return inputs_->Resolve(media, kind, scratch_dir_);
+    }
+
   private:
     std::string task_id_;
     std::string endpoint_;
@@ -97,7 +114,7 @@ class TaskContext {
     const std::atomic<bool>& cancelled_;
     std::function<void(double)> progress_;
     std::string scratch_dir_;
-    const InputResolver* inputs_;
+    const InputResolver* inputs_ = nullptr;
 };
 
 class Provider {

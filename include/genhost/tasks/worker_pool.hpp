@@ -19,6 +19,7 @@
 #include "genhost/outputs/output_store.hpp"
 #include "genhost/providers/provider.hpp"
 #include "genhost/store/tasks_repo.hpp"
+#include "genhost/tasks/moderation.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -41,6 +42,10 @@ struct WorkerOptions {
     std::chrono::milliseconds sweep_interval{1000};
     std::string scratch_root;  // each task run gets a private folder here, removed afterwards
     const providers::InputResolver* inputs = nullptr;  // how pipelines read media inputs
+    const Moderator* moderation = nullptr;  // checked before any provider runs; null: none
+    // Worker threads (and the threads their pipelines start) run at this nice value (0..19)
+    // under SCHED_BATCH, so the HTTP front end wins the CPU under a full media queue.
+    int nice = 0;
 };
 
 // LimitsFn returns the concurrency limit of `model` for an organization of `tier`.

@@ -39,6 +39,13 @@ struct SchemaDocument {
     std::string text;
 };
 
+// MediaField is one media string of a request body: a string whose schema has format `media`.
+struct MediaField {
+    std::vector<std::string> path;  // issue path, e.g. {"promptImage", "0", "uri"}
+    std::string pointer;            // JSON pointer of the same string, e.g. "/promptImage/0/uri"
+    std::string kind;               // its x-media-kind: "image", "video" or "audio"
+};
+
 class SchemaSet {
   public:
     // Compile parses and compiles `documents`; throws std::runtime_error naming the document and
@@ -59,6 +66,11 @@ class SchemaSet {
     // ApplyDefaults returns a copy of a *valid* `body` with every schema `default` filled in for
     // the fields the caller omitted (recursively, following the selected union branch).
     nlohmann::json ApplyDefaults(std::string_view name, const nlohmann::json& body) const;
+
+    // MediaFields lists the media strings of a *valid* `body` of endpoint `name`, in schema
+    // order (properties in declaration order, array items in order), following the union
+    // branches the body selects, as ApplyDefaults does.
+    std::vector<MediaField> MediaFields(std::string_view name, const nlohmann::json& body) const;
 
     // Document returns the parsed schema document at `path` (for OpenAPI assembly), or nullptr.
     const nlohmann::json* Document(std::string_view path) const;

@@ -1,0 +1,494 @@
+// Ephemeral uploads against a real server (docs/uploads.md): POST /v1/uploads answers the
+// upload URI, URL and signed fields; the multipart POST of a real PNG streams it to
+// DATA_DIR/inputs/uploads/<id> and completes the row; a bad signature, another upload's policy,
+// an expired policy, a second upload, a too-large file or body and malformed forms are refused
+// with JSON errors (and a refused POST does not use up the upload); expired uploads are swept.
+// NodeSdk.* drives the official Node client (run by ctest node_uploads_sdk, which installs it).
+#include "helpers.hpp"
+
+#include "genhost/core/clock.hpp"
+#include "genhost/core/crypto.hpp"
+#include "genhost/core/ids.hpp"
+#include "genhost/media/image.hpp"
+
+#include <gmock/gmock.h>
+#include <pqxx/pqxx>
+
+#include <cstdio>
+#include <filesystem>
+#include <tuple>
+
+namespace genhost::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+
+constexpr std::size_t kCap = 1024 * 1024;  // GENHOST_UPLOAD_MAX_BYTES of these servers
+constexpr char kBoundary[] = "----genhost-test-boundary-7d1f";
+
+std::string Png(int width = 640, int height = 360) {
+    media::ImageSpec spec;
+    spec.width = width;
+    spec.height = height;
+    spec.seed = 7;
+    spec.prompt = "an upload";
+    return media::RenderImage(spec);
+}
+
+// Form builds a multipart body in the Node client's order: the fields, the optional metadata,
+// then the file.
+std::string Form(const std::vector<std::pair<std::string, std::string>>& fields,
+                 const std::string& file, const std::string& filename = "frame.png",
+                 const std::string& type = "image/png", bool metadata = true) {
+    const std::string delim = std::string("--") + kBoundary;
+    std::string b;
+    for (const auto& [k, v] : fields) {
+        b += delim + "\r\nContent-Disposition: form-data; name=\"" + k + "\"\r\n\r\n" + v + "\r\n";
+    }
+    if (metadata) {
+        b += delim + "\r\nContent-Disposition: form-data; name=\"metadata\"\r\n\r\n{\"a\":1}\r\n";
+    }
+    b += delim + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + filename +
+         "\"\r\nContent-Type: " + type + "\r\n\r\n" + file + "\r\n" + delim + "--\r\n";
+    return b;
+}
+
+std::vector<std::pair<std::string, std::string>> FieldsOf(const nlohmann::json& upload) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [k, v] : upload["fields"].items()) out.emplace_back(k, v.get<std::string>());
+    return out;
+}
+
+Headers FormHeaders() {
+    return {{"Content-Type", std::string("multipart/form-data; boundary=") + kBoundary}};
+}
+
+std::string IdOf(const nlohmann::json& upload) {
+    return upload["uri"].get<std::string>().substr(std::string("genhost://").size());
+}
+
+class UploadsBase : public ::testing::Test {
+  protected:
+    static void Start(std::map<std::string, std::string> env) {
+        db_ = new TestDatabase();
+        env.emplace("GENHOST_UPLOAD_MAX_BYTES", std::to_string(kCap));
+        server_ = new ServerProcess(db_->dsn(), env);
+        server_->Start();
+    }
+    static void Stop() {
+        delete server_;
+        delete db_;
+        server_ = nullptr;
+        db_ = nullptr;
+    }
+
+    HttpClient Client() { return HttpClient("127.0.0.1", server_->port()); }
+
+    nlohmann::json Create(HttpClient& c, const std::string& filename = "frame.png") {
+        const auto r = c.Send("POST", "/v1/uploads", AuthHeaders(),
+                              nlohmann::json{{"filename", filename}, {"type", "ephemeral"}}.dump());
+        EXPECT_EQ(r.status, 200) << r.body;
+        return r.Json();
+    }
+
+    HttpResponse Post(HttpClient& c, const nlohmann::json& upload, const std::string& body,
+                      const Headers& headers = FormHeaders()) {
+        return c.Send("POST", PathOf(upload["uploadUrl"].get<std::string>()), headers, body);
+    }
+
+    fs::path FileOf(const std::string& id) const {
+        return fs::path(server_->data_dir()) / "data" / "inputs" / "uploads" / id;
+    }
+
+    // Row returns (completed, size, content_type, file_name) of upload `id` from the database.
+    std::tuple<bool, long long, std::string, std::string> Row(const std::string& id) {
+        pqxx::connection conn(db_->dsn());
+        pqxx::nontransaction n(conn);
+        const auto r = n.exec_params(
+            "SELECT completed_at IS NOT NULL, coalesce(size, -1), coalesce(content_type, ''),"
+            " coalesce(file_name, '') FROM uploads WHERE id = $1",
+            id);
+        if (r.empty()) return {false, -2, "", ""};
+        return {r[0][0].as<bool>(), r[0][1].as<long long>(), r[0][2].as<std::string>(),
+                r[0][3].as<std::string>()};
+    }
+
+    static std::string ReadFile(const fs::path& p) {
+        std::ifstream in(p, std::ios::binary);
+        std::ostringstream s;
+        s << in.rdbuf();
+        return s.str();
+    }
+
+    static TestDatabase* db_;
+    static ServerProcess* server_;
+};
+TestDatabase* UploadsBase::db_ = nullptr;
+ServerProcess* UploadsBase::server_ = nullptr;
+
+class Uploads : public UploadsBase {
+  protected:
+    static void SetUpTestSuite() {
+        if (ClusterDsn().empty()) return;
+        Start({});
+    }
+    static void TearDownTestSuite() { Stop(); }
+    void SetUp() override {
+        if (server_ == nullptr) GTEST_SKIP() << "no PostgreSQL configured";
+    }
+};
+
+TEST_F(Uploads, CreateAnswersTheUriTheUrlAndSignedFields) {
+    auto c = Client();
+    const auto r = c.Send("POST", "/v1/uploads", AuthHeaders(),
+                          R"({"filename": "frame.png", "type": "ephemeral"})");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_THAT(r.Header("content-type"), HasSubstr("application/json"));
+    const auto j = r.Json();
+    const std::string uri = j["runwayUri"];
+    EXPECT_EQ(j["uri"], uri);
+    ASSERT_EQ(uri.rfind("genhost://", 0), 0u) << uri;
+    const std::string id = IdOf(j);
+    EXPECT_TRUE(IsUuidV4(id)) << id;
+    EXPECT_EQ(j["uploadUrl"],
+              "http://127.0.0.1:" + std::to_string(server_->port()) + "/uploads/" + id);
+    ASSERT_TRUE(j["fields"].is_object());
+    EXPECT_TRUE(j["fields"]["policy"].is_string());
+    EXPECT_EQ(j["fields"]["signature"].get<std::string>().size(), 64u);
+    const auto expires = ParseTimestamp(j["expiresAt"].get<std::string>());
+    ASSERT_TRUE(expires);
+    const auto ttl = *expires - SystemClock::Instance().Now();
+    EXPECT_GT(ttl, std::chrono::hours(23));
+    EXPECT_LE(ttl, std::chrono::hours(24) + std::chrono::seconds(2));
+    // Nothing is on disk before the multipart POST.
+    EXPECT_FALSE(fs::exists(FileOf(id)));
+    EXPECT_EQ(std::get<1>(Row(id)), -1);
+}
+
+TEST_F(Uploads, CreateValidatesItsBody) {
+    auto c = Client();
+    const std::vector<std::pair<std::string, std::vector<std::string>>> bad = {
+        {R"({"type": "ephemeral"})", {"filename"}},
+        {R"({"filename": "a.png"})", {"type"}},
+        {R"({"filename": "a.png", "type": "permanent"})", {"type"}},
+        {R"({"filename": "", "type": "ephemeral"})", {"filename"}},
+        {R"({"filename": ")" + std::string(256, 'a') + R"(", "type": "ephemeral"})", {"filename"}},
+        {R"({"filename": 7, "type": "ephemeral"})", {"filename"}},
+        {R"({"filename": "a\u0000b.png", "type": "ephemeral"})", {"filename"}},
+        {R"({"filename": "a.png", "type": "ephemeral", "extra": 1})", {}},
+    };
+    for (const auto& [body, path] : bad) {
+        const auto r = c.Send("POST", "/v1/uploads", AuthHeaders(), body);
+        ASSERT_EQ(r.status, 400) << body << " → " << r.body;
+        const auto j = r.Json();
+        ASSERT_FALSE(j["issues"].empty()) << r.body;
+        if (!path.empty()) EXPECT_EQ(j["issues"][0]["path"], path) << r.body;
+    }
+    EXPECT_EQ(c.Send("POST", "/v1/uploads", AuthHeaders(), "{nope").status, 400);
+    const auto ok =
+        c.Send("POST", "/v1/uploads", AuthHeaders(),
+               R"({"filename": ")" + std::string(255, 'a') + R"(", "type": "ephemeral"})");
+    EXPECT_EQ(ok.status, 200) << ok.body;
+}
+
+TEST_F(Uploads, CreateNeedsAKeyAndTheVersionHeader) {
+    auto c = Client();
+    const std::string body = R"({"filename": "a.png", "type": "ephemeral"})";
+    auto r = c.Send("POST", "/v1/uploads", {{"Content-Type", "application/json"}}, body);
+    EXPECT_EQ(r.status, 401);
+    EXPECT_TRUE(r.Json()["error"].is_string());
+    r = c.Send("POST", "/v1/uploads",
+               {{"Authorization", "Bearer " + kTestKey}, {"Content-Type", "application/json"}},
+               body);
+    EXPECT_EQ(r.status, 400);
+    EXPECT_EQ(c.Send("GET", "/v1/uploads", AuthHeaders()).status, 405);
+}
+
+TEST_F(Uploads, MultipartPostOfARealPngStoresItAndCompletesTheUpload) {
+    auto c = Client();
+    const auto upload = Create(c, "my photo.png");
+    const std::string id = IdOf(upload);
+    const std::string png = Png();
+    ASSERT_EQ(PngSize(png), std::make_pair(640, 360));
+
+    const auto r = Post(c, upload, Form(FieldsOf(upload), png, "frame.png"));
+    EXPECT_EQ(r.status, 204) << r.body;
+    EXPECT_TRUE(r.body.empty());
+    ASSERT_TRUE(fs::exists(FileOf(id)));
+    EXPECT_EQ(ReadFile(FileOf(id)), png);
+    EXPECT_FALSE(fs::exists(FileOf(id).string() + ".part"));
+    const auto [completed, size, type, name] = Row(id);
+    EXPECT_TRUE(completed);
+    EXPECT_EQ(size, static_cast<long long>(png.size()));
+    EXPECT_EQ(type, "image/png");
+    EXPECT_EQ(name, "frame.png");
+}
+
+TEST_F(Uploads, AcceptsAFileOfExactlyTheCapWithoutMetadata) {
+    auto c = Client();
+    const auto upload = Create(c);
+    std::string file(kCap, 'z');
+    const auto r = Post(
+        c, upload, Form(FieldsOf(upload), file, "blob.bin", "application/octet-stream", false));
+    EXPECT_EQ(r.status, 204) << r.body;
+    EXPECT_EQ(fs::file_size(FileOf(IdOf(upload))), kCap);
+}
+
+TEST_F(Uploads, ASecondUploadToTheSameIdIs409) {
+    auto c = Client();
+    const auto upload = Create(c);
+    const std::string png = Png(64, 64);
+    ASSERT_EQ(Post(c, upload, Form(FieldsOf(upload), png)).status, 204);
+    const auto again = Post(c, upload, Form(FieldsOf(upload), Png(32, 32)));
+    EXPECT_EQ(again.status, 409) << again.body;
+    EXPECT_THAT(again.Json()["error"].get<std::string>(), HasSubstr("already been received"));
+    EXPECT_EQ(ReadFile(FileOf(IdOf(upload))), png);  // the first file stays
+}
+
+TEST_F(Uploads, ABadSignatureIs403AndDoesNotUseUpTheUpload) {
+    auto c = Client();
+    const auto upload = Create(c);
+    auto fields = FieldsOf(upload);
+    for (auto& [k, v] : fields) {
+        if (k == "signature") v[0] = v[0] == 'a' ? 'b' : 'a';
+    }
+    auto r = Post(c, upload, Form(fields, Png(64, 64)));
+    EXPECT_EQ(r.status, 403) << r.body;
+    EXPECT_EQ(r.Json()["error"], "Invalid upload policy signature");
+    EXPECT_FALSE(fs::exists(FileOf(IdOf(upload))));
+
+    // A policy that grants more, with the old signature.
+    fields = FieldsOf(upload);
+    for (auto& [k, v] : fields) {
+        if (k == "policy") {
+            auto doc = nlohmann::json::parse(*Base64Decode(v));
+            doc["maxBytes"] = 1ull << 40;
+            v = Base64Encode(doc.dump());
+        }
+    }
+    r = Post(c, upload, Form(fields, Png(64, 64)));
+    EXPECT_EQ(r.status, 403) << r.body;
+
+    // No policy at all (the file first).
+    r = Post(c, upload, Form({}, Png(64, 64)));
+    EXPECT_EQ(r.status, 403) << r.body;
+    EXPECT_THAT(r.Json()["error"].get<std::string>(), HasSubstr("no upload policy"));
+
+    EXPECT_EQ(Post(c, upload, Form(FieldsOf(upload), Png(64, 64))).status, 204);
+}
+
+TEST_F(Uploads, APolicyOnlyOpensItsOwnUpload) {
+    auto c = Client();
+    const auto a = Create(c);
+    const auto b = Create(c);
+    // b's fields sent to a's URL.
+    auto r = c.Send("POST", PathOf(a["uploadUrl"].get<std::string>()), FormHeaders(),
+                    Form(FieldsOf(b), Png(64, 64)));
+    EXPECT_EQ(r.status, 403) << r.body;
+    EXPECT_TRUE(r.Json()["error"].is_string());
+    // a's fields sent to an id nobody created.
+    r = c.Send("POST", "/uploads/" + NewUuid(), FormHeaders(), Form(FieldsOf(a), Png(64, 64)));
+    EXPECT_EQ(r.status, 403) << r.body;
+    // Not an upload id at all.
+    r = c.Send("POST", "/uploads/not-an-id", FormHeaders(), Form(FieldsOf(a), Png(64, 64)));
+    EXPECT_EQ(r.status, 404) << r.body;
+    EXPECT_TRUE(r.Json()["error"].is_string());
+    EXPECT_FALSE(fs::exists(FileOf(IdOf(a))));
+    EXPECT_FALSE(fs::exists(FileOf(IdOf(b))));
+}
+
+TEST_F(Uploads, AFileOverTheCapIs413AndLeavesNothing) {
+    auto c = Client();
+    const auto upload = Create(c);
+    const std::string id = IdOf(upload);
+    auto r = Post(c, upload, Form(FieldsOf(upload), std::string(kCap + 1, 'x')));
+    EXPECT_EQ(r.status, 413) << r.body;
+    EXPECT_THAT(r.Json()["error"].get<std::string>(),
+                HasSubstr("larger than this upload's limit of " + std::to_string(kCap)));
+    EXPECT_FALSE(fs::exists(FileOf(id)));
+    EXPECT_FALSE(fs::exists(FileOf(id).string() + ".part"));
+    EXPECT_EQ(std::get<1>(Row(id)), -1);
+
+    // A body past the route's limit is refused from its Content-Length, before any of it.
+    r = Post(c, upload, Form(FieldsOf(upload), std::string(kCap + 512 * 1024, 'x')));
+    EXPECT_EQ(r.status, 413) << r.body;
+    EXPECT_EQ(r.Json()["error"], "Request body too large");
+
+    // The upload was not used up.
+    EXPECT_EQ(Post(c, upload, Form(FieldsOf(upload), Png(64, 64))).status, 204);
+}
+
+TEST_F(Uploads, MalformedFormsAre400) {
+    auto c = Client();
+    const auto upload = Create(c);
+    const auto fields = FieldsOf(upload);
+    // Not multipart.
+    auto r = Post(c, upload, "{}", {{"Content-Type", "application/json"}});
+    EXPECT_EQ(r.status, 400) << r.body;
+    EXPECT_THAT(r.Json()["error"].get<std::string>(), HasSubstr("multipart/form-data"));
+    // No file part.
+    std::string no_file;
+    for (const auto& [k, v] : fields) {
+        no_file += std::string("--") + kBoundary + "\r\nContent-Disposition: form-data; name=\"" +
+                   k + "\"\r\n\r\n" + v + "\r\n";
+    }
+    no_file += std::string("--") + kBoundary + "--\r\n";
+    r = Post(c, upload, no_file);
+    EXPECT_EQ(r.status, 400) << r.body;
+    EXPECT_THAT(r.Json()["error"].get<std::string>(), HasSubstr("no file part"));
+    // Cut before the closing delimiter.
+    std::string cut = Form(fields, Png(64, 64));
+    cut.resize(cut.size() - 10);
+    r = Post(c, upload, cut);
+    EXPECT_EQ(r.status, 400) << r.body;
+    // An empty file.
+    r = Post(c, upload, Form(fields, ""));
+    EXPECT_EQ(r.status, 400) << r.body;
+    EXPECT_THAT(r.Json()["error"].get<std::string>(), HasSubstr("empty"));
+    // Still usable after all that.
+    EXPECT_EQ(Post(c, upload, Form(fields, Png(64, 64))).status, 204);
+}
+
+TEST_F(Uploads, TheUriIsAcceptedAsAMediaInput) {
+    auto c = Client();
+    const auto upload = Create(c);
+    ASSERT_EQ(Post(c, upload, Form(FieldsOf(upload), Png(1280, 720))).status, 204);
+    const auto r = c.Send("POST", "/v1/image_to_video", AuthHeaders(),
+                          nlohmann::json{{"model", "gen4_turbo"},
+                                         {"promptImage", upload["uri"]},
+                                         {"promptText", "a slow pan"},
+                                         {"ratio", "1280:720"},
+                                         {"duration", 5}}
+                              .dump());
+    EXPECT_EQ(r.status, 200) << r.body;
+    EXPECT_TRUE(IsUuid(r.Json()["id"].get<std::string>()));
+}
+
+TEST_F(Uploads, UnknownForeignAndIncompleteUploadUrisAre400AtTheField) {
+    auto c = Client();
+    const auto incomplete = Create(c);
+    const std::string other_key = CreateKey(*server_, "globex-uploads");
+    const auto made = c.Send("POST", "/v1/uploads", AuthHeaders(other_key),
+                             R"({"filename": "theirs.png", "type": "ephemeral"})");
+    ASSERT_EQ(made.status, 200) << made.body;
+    const auto foreign = made.Json();
+    ASSERT_EQ(Post(c, foreign, Form(FieldsOf(foreign), Png(1280, 720))).status, 204);
+    for (const std::string uri : {foreign["uri"].get<std::string>(),
+                                  incomplete["uri"].get<std::string>(), "genhost://" + NewUuid()}) {
+        const auto r = c.Send(
+            "POST", "/v1/image_to_video", AuthHeaders(),
+            nlohmann::json{{"model", "gen4_turbo"}, {"promptImage", uri}, {"ratio", "1280:720"}}
+                .dump());
+        ASSERT_EQ(r.status, 400) << uri << " → " << r.body;
+        const auto j = r.Json();
+        ASSERT_FALSE(j["issues"].empty()) << r.body;
+        EXPECT_EQ(j["issues"][0]["path"], nlohmann::json::array({"promptImage"})) << r.body;
+        EXPECT_THAT(j["issues"][0]["message"].get<std::string>(),
+                    HasSubstr("upload URI is unknown"))
+            << r.body;
+    }
+}
+
+// A server whose uploads expire after two seconds and are swept every 200 ms.
+class ExpiringUploads : public UploadsBase {
+  protected:
+    static void SetUpTestSuite() {
+        if (ClusterDsn().empty()) return;
+        Start({{"GENHOST_UPLOAD_TTL", "2"}, {"GENHOST_UPLOAD_SWEEP_INTERVAL", "0.2"}});
+    }
+    static void TearDownTestSuite() { Stop(); }
+    void SetUp() override {
+        if (server_ == nullptr) GTEST_SKIP() << "no PostgreSQL configured";
+    }
+};
+
+TEST_F(ExpiringUploads, AnExpiredPolicyIs403) {
+    auto c = Client();
+    const auto upload = Create(c);
+    std::this_thread::sleep_for(std::chrono::milliseconds(3200));
+    const auto r = Post(c, upload, Form(FieldsOf(upload), Png(64, 64)));
+    EXPECT_EQ(r.status, 403) << r.body;
+    EXPECT_THAT(r.Json()["error"].get<std::string>(), HasSubstr("expired"));
+    EXPECT_FALSE(fs::exists(FileOf(IdOf(upload))));
+}
+
+TEST_F(ExpiringUploads, ExpiredUploadsAreSweptWithTheirFiles) {
+    auto c = Client();
+    const auto upload = Create(c);
+    const std::string id = IdOf(upload);
+    ASSERT_EQ(Post(c, upload, Form(FieldsOf(upload), Png(64, 64))).status, 204);
+    ASSERT_TRUE(fs::exists(FileOf(id)));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while ((fs::exists(FileOf(id)) || std::get<1>(Row(id)) != -2) &&
+           std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_FALSE(fs::exists(FileOf(id)));
+    EXPECT_EQ(std::get<1>(Row(id)), -2);  // the row is gone
+    EXPECT_THAT(server_->Log(), HasSubstr("expired upload"));
+}
+
+// The official Node client (CLIENTS.md 1.10) against this server. tests/node/run_uploads_sdk.sh
+// installs it and runs these tests with GENHOST_NODE_TEST_DIR set (ctest node_uploads_sdk).
+class NodeSdk : public UploadsBase {
+  protected:
+    static void SetUpTestSuite() {
+        if (ClusterDsn().empty() || std::getenv("GENHOST_NODE_TEST_DIR") == nullptr) return;
+        Start({});
+    }
+    static void TearDownTestSuite() { Stop(); }
+    void SetUp() override {
+        if (std::getenv("GENHOST_NODE_TEST_DIR") == nullptr) {
+            GTEST_SKIP() << "run by ctest node_uploads_sdk (tests/node/run_uploads_sdk.sh)";
+        }
+        if (server_ == nullptr) GTEST_SKIP() << "no PostgreSQL configured";
+    }
+
+    // RunNode runs tests/node/uploads_sdk.mjs and returns the JSON line it printed.
+    nlohmann::json RunNode(const std::string& png_path) {
+        const std::string dir = std::getenv("GENHOST_NODE_TEST_DIR");
+        const std::string cmd =
+            "cd '" + dir + "' && GENHOST_URL=http://127.0.0.1:" + std::to_string(server_->port()) +
+            " GENHOST_KEY=" + kTestKey + " GENHOST_PNG='" + png_path +
+            "' node uploads_sdk.mjs 2>&1";
+        FILE* pipe = popen(cmd.c_str(), "r");
+        if (pipe == nullptr) throw std::runtime_error("popen failed");
+        std::string out;
+        char buf[4096];
+        while (const std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+        pclose(pipe);
+        const auto start = out.rfind("\n{", out.size() > 1 ? out.size() - 2 : 0);
+        const std::string line = out.substr(start == std::string::npos ? 0 : start + 1);
+        try {
+            return nlohmann::json::parse(line);
+        } catch (const std::exception&) {
+            ADD_FAILURE() << "node printed no JSON result:\n" << out;
+            return {};
+        }
+    }
+};
+
+TEST_F(NodeSdk, CreateEphemeralUploadsAPngWhoseUriImageToVideoAccepts) {
+    const std::string png = Png(1280, 720);
+    const fs::path file = fs::path(server_->data_dir()) / "frame.png";
+    std::ofstream(file, std::ios::binary) << png;
+
+    const auto result = RunNode(file.string());
+    ASSERT_FALSE(result.contains("error")) << result.dump(2) << "\n" << server_->Log();
+    const std::string uri = result["uri"];
+    ASSERT_THAT(uri, MatchesRegex("genhost://[0-9a-f-]{36}"));
+    const std::string id = uri.substr(std::string("genhost://").size());
+    EXPECT_EQ(ReadFile(FileOf(id)), png);
+    const auto [completed, size, type, name] = Row(id);
+    EXPECT_TRUE(completed);
+    EXPECT_EQ(size, static_cast<long long>(png.size()));
+    EXPECT_EQ(type, "image/png");
+    EXPECT_EQ(name, "frame.png");
+    ASSERT_TRUE(result["task"].is_object()) << result.dump(2);
+    EXPECT_TRUE(IsUuid(result["task"]["id"].get<std::string>())) << result.dump(2);
+}
+
+}  // namespace
+}  // namespace genhost::testing

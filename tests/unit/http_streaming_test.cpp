@@ -1,0 +1,406 @@
+// Tests for streaming routes (Router::AddStreaming, BodyReader) against a real Server on a
+// loopback port: the handler reads the body in chunks past the server-wide body limit, under the
+// route's own limit (413 from the announced length before the handler runs, 413 from Read for a
+// chunked body); keep-alive after a fully read body; a handler that answers before reading gets
+// its response to the client and the connection closed; `Expect: 100-continue` is answered only
+// when the handler reads; a stalled body times out per read; ordinary routes behave as before.
+//
+// Every client socket has a watchdog so a hang fails the test instead of stalling the suite.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/read_until.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <nlohmann/json.hpp>
+
+#include <sys/socket.h>
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "genhost/http/server.hpp"
+
+namespace genhost::http {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = asio::ip::tcp;
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+
+using StringResponse = bhttp::response<bhttp::string_body>;
+
+// Client is one blocking connection with a watchdog.
+class Client {
+  public:
+    explicit Client(unsigned short port) : stream_(io_) {
+        stream_.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+        watchdog_ = std::thread([this] {
+            std::unique_lock lock(mu_);
+            if (!cv_.wait_for(lock, 10s, [this] { return done_; })) {
+                ADD_FAILURE() << "client watchdog fired: the test hung";
+                ::shutdown(stream_.socket().native_handle(), SHUT_RDWR);
+            }
+        });
+    }
+    ~Client() {
+        {
+            std::lock_guard lock(mu_);
+            done_ = true;
+        }
+        cv_.notify_all();
+        watchdog_.join();
+    }
+
+    void Write(std::string_view raw) { asio::write(stream_.socket(), asio::buffer(raw)); }
+
+    // TryWrite writes and reports whether the server still took the bytes.
+    bool TryWrite(std::string_view raw) {
+        beast::error_code ec;
+        asio::write(stream_.socket(), asio::buffer(raw), ec);
+        return !ec;
+    }
+
+    StringResponse Read() {
+        StringResponse res;
+        bhttp::read(stream_, buffer_, res);
+        return res;
+    }
+
+    // ReadInterim reads a 1xx response (headers only).
+    bhttp::response<bhttp::empty_body> ReadInterim() {
+        bhttp::response_parser<bhttp::empty_body> parser;
+        bhttp::read_header(stream_, buffer_, parser);
+        return parser.release();
+    }
+
+    // Closed reports whether the server closed the connection (after any buffered response).
+    bool Closed() {
+        StringResponse res;
+        beast::error_code ec;
+        bhttp::read(stream_, buffer_, res, ec);
+        return ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
+               ec == asio::error::connection_reset;
+    }
+
+  private:
+    asio::io_context io_;
+    beast::tcp_stream stream_;
+    beast::flat_buffer buffer_;
+    std::thread watchdog_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    bool done_ = false;
+};
+
+std::string PostHead(const std::string& target, std::uint64_t length,
+                     const std::string& extra = "") {
+    return "POST " + target + " HTTP/1.1\r\nHost: t\r\nContent-Length: " + std::to_string(length) +
+           "\r\n" + extra + "\r\n";
+}
+
+std::string ChunkedHead(const std::string& target) {
+    return "POST " + target + " HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n";
+}
+
+std::string Chunk(const std::string& data) {
+    char size[32];
+    std::snprintf(size, sizeof size, "%zx\r\n", data.size());
+    return size + data + "\r\n";
+}
+
+std::string Pattern(std::size_t n) {
+    std::string s(n, '\0');
+    for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>('a' + (i * 31 + i / 7) % 26);
+    return s;
+}
+
+class StreamingTest : public ::testing::Test {
+  protected:
+    static constexpr std::size_t kRouteLimit = 256 * 1024;
+
+    void SetUp() override {
+        // Reads the whole body in small chunks and answers its length and a checksum.
+        router_.AddStreaming("POST", "/stream/{name}", kRouteLimit,
+                             [this](Request& req, BodyReader& body) -> asio::awaitable<Response> {
+                                 ++calls_;
+                                 std::array<char, 1000> chunk;
+                                 std::uint64_t total = 0;
+                                 std::uint64_t sum = 0;
+                                 int reads = 0;
+                                 for (;;) {
+                                     const auto n = co_await body.Read(chunk);
+                                     if (!n) {
+                                         last_error_ = static_cast<int>(n.error().code);
+                                         co_return Response::Error(n.error(),
+                                                                   "http://docs.test/errors");
+                                     }
+                                     if (*n == 0) break;
+                                     ++reads;
+                                     for (std::size_t i = 0; i < *n; ++i) {
+                                         sum = sum * 131 + static_cast<unsigned char>(chunk[i]);
+                                     }
+                                     total += *n;
+                                 }
+                                 const auto length = body.ContentLength();
+                                 json announced = nullptr;
+                                 if (length) announced = *length;
+                                 co_return Response::Json(200, {{"name", req.params.at("name")},
+                                                                {"bytes", total},
+                                                                {"sum", sum},
+                                                                {"reads", reads},
+                                                                {"body_empty", req.body.empty()},
+                                                                {"announced", announced},
+                                                                {"done", body.Done()},
+                                                                {"route", req.route}});
+                             });
+        // Answers at once without reading the body.
+        router_.AddStreaming("POST", "/refuse", kRouteLimit,
+                             [this](Request&, BodyReader& body) -> asio::awaitable<Response> {
+                                 ++calls_;
+                                 refused_done_ = body.Done();
+                                 ApiError e;
+                                 e.code = ErrorCode::kForbidden;
+                                 e.message = "No";
+                                 co_return Response::Error(e, "");
+                             });
+        router_.Add("POST", "/echo", [](Request& req) -> asio::awaitable<Response> {
+            Response r;
+            r.body = req.body;
+            co_return r;
+        });
+        router_.Add("GET", "/hello", [](Request&) -> asio::awaitable<Response> {
+            co_return Response::Json(200, {{"hello", "world"}});
+        });
+        StartServer(5000ms);
+    }
+
+    void TearDown() override {
+        if (server_) server_->Shutdown(2000ms);
+    }
+
+    void StartServer(std::chrono::milliseconds read_timeout) {
+        ServerOptions options;
+        options.host = "127.0.0.1";
+        options.port = 0;
+        options.io_threads = 2;
+        options.max_body_bytes = 1024;  // far below what the streaming route takes
+        options.max_header_bytes = 2048;
+        options.read_timeout = read_timeout;
+        if (server_) server_->Shutdown(2000ms);
+        server_ = std::make_unique<Server>(options, router_, metrics_);
+        server_->Listen();
+        server_->Start();
+    }
+
+    static std::uint64_t Sum(const std::string& s) {
+        std::uint64_t sum = 0;
+        for (const char c : s) sum = sum * 131 + static_cast<unsigned char>(c);
+        return sum;
+    }
+
+    Router router_;
+    Metrics metrics_;
+    std::unique_ptr<Server> server_;
+    std::atomic<int> calls_{0};
+    std::atomic<int> last_error_{-1};
+    std::atomic<bool> refused_done_{true};
+};
+
+TEST_F(StreamingTest, HandlerReadsABodyLargerThanTheServerLimitInChunks) {
+    const std::string body = Pattern(200 * 1024);
+    Client c(server_->Port());
+    c.Write(PostHead("/stream/a?x=1", body.size()) + body);
+    const auto res = c.Read();
+    ASSERT_EQ(res.result_int(), 200) << res.body();
+    const auto j = json::parse(res.body());
+    EXPECT_EQ(j["name"], "a");
+    EXPECT_EQ(j["bytes"], body.size());
+    EXPECT_EQ(j["sum"], Sum(body));
+    EXPECT_GE(j["reads"].get<int>(), 200);  // 1000-byte reads: never the whole body at once
+    EXPECT_EQ(j["body_empty"], true);
+    EXPECT_EQ(j["announced"], body.size());
+    EXPECT_EQ(j["done"], true);
+    EXPECT_EQ(j["route"], "/stream/{name}");
+}
+
+TEST_F(StreamingTest, KeepsTheConnectionAfterAFullyReadBody) {
+    Client c(server_->Port());
+    for (int i = 0; i < 3; ++i) {
+        const std::string body = Pattern(5000 + i);
+        c.Write(PostHead("/stream/k", body.size()) + body);
+        const auto res = c.Read();
+        ASSERT_EQ(res.result_int(), 200);
+        EXPECT_TRUE(res.keep_alive());
+        EXPECT_EQ(json::parse(res.body())["bytes"], body.size());
+    }
+    c.Write("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n");
+    EXPECT_EQ(c.Read().result_int(), 200);
+}
+
+TEST_F(StreamingTest, ReadsAChunkedBodyAndAnEmptyOne) {
+    const std::string a = Pattern(3000);
+    const std::string b = Pattern(70000);
+    Client c(server_->Port());
+    c.Write(ChunkedHead("/stream/c") + Chunk(a) + Chunk(b) + "0\r\n\r\n");
+    auto res = c.Read();
+    ASSERT_EQ(res.result_int(), 200);
+    auto j = json::parse(res.body());
+    EXPECT_EQ(j["bytes"], a.size() + b.size());
+    EXPECT_EQ(j["sum"], Sum(a + b));
+    EXPECT_TRUE(j["announced"].is_null());
+
+    c.Write(PostHead("/stream/empty", 0));
+    res = c.Read();
+    ASSERT_EQ(res.result_int(), 200);
+    j = json::parse(res.body());
+    EXPECT_EQ(j["bytes"], 0);
+    EXPECT_EQ(j["reads"], 0);
+}
+
+TEST_F(StreamingTest, AnnouncedLengthPastTheRouteLimitIs413BeforeTheHandler) {
+    Client c(server_->Port());
+    c.Write(PostHead("/stream/big", kRouteLimit + 1));
+    const auto res = c.Read();
+    EXPECT_EQ(res.result_int(), 413);
+    EXPECT_THAT(res.body(), HasSubstr("Request body too large"));
+    EXPECT_EQ(calls_.load(), 0);
+    EXPECT_TRUE(c.Closed());
+}
+
+TEST_F(StreamingTest, ExactlyTheRouteLimitIsAccepted) {
+    const std::string body = Pattern(kRouteLimit);
+    Client c(server_->Port());
+    c.Write(PostHead("/stream/edge", body.size()) + body);
+    const auto res = c.Read();
+    ASSERT_EQ(res.result_int(), 200);
+    EXPECT_EQ(json::parse(res.body())["bytes"], kRouteLimit);
+}
+
+TEST_F(StreamingTest, ChunkedBodyPastTheRouteLimitFailsTheReadWith413) {
+    Client c(server_->Port());
+    c.Write(ChunkedHead("/stream/chunky"));
+    const std::string piece = Pattern(64 * 1024);
+    bool writing = true;
+    for (int i = 0; i < 6 && writing; ++i) writing = c.TryWrite(Chunk(piece));
+    const auto res = c.Read();
+    EXPECT_EQ(res.result_int(), 413);
+    EXPECT_EQ(last_error_.load(), static_cast<int>(ErrorCode::kPayloadTooLarge));
+    EXPECT_FALSE(res.keep_alive());
+}
+
+TEST_F(StreamingTest, AnswerBeforeReadingReachesTheClientAndClosesTheConnection) {
+    const std::string body = Pattern(200 * 1024);
+    Client c(server_->Port());
+    // The whole body is sent although the handler never reads it: the client still gets the
+    // response (no reset), and the connection is closed after it.
+    c.Write(PostHead("/refuse", body.size()) + body);
+    const auto res = c.Read();
+    EXPECT_EQ(res.result_int(), 403);
+    EXPECT_EQ(json::parse(res.body())["error"], "No");
+    EXPECT_FALSE(res.keep_alive());
+    EXPECT_FALSE(refused_done_.load());
+    EXPECT_TRUE(c.Closed());
+}
+
+TEST_F(StreamingTest, ExpectContinueIsAnsweredWhenTheHandlerReads) {
+    const std::string body = Pattern(4096);
+    Client c(server_->Port());
+    c.Write(PostHead("/stream/e", body.size(), "Expect: 100-continue\r\n"));
+    const auto interim = c.ReadInterim();
+    EXPECT_EQ(interim.result_int(), 100);
+    c.Write(body);
+    const auto res = c.Read();
+    ASSERT_EQ(res.result_int(), 200);
+    EXPECT_EQ(json::parse(res.body())["bytes"], body.size());
+}
+
+TEST_F(StreamingTest, ExpectContinueIsNotAnsweredWhenTheHandlerRefuses) {
+    Client c(server_->Port());
+    c.Write(PostHead("/refuse", 200 * 1024, "Expect: 100-continue\r\n"));
+    // The final response comes straight away: the client never has to send the body.
+    const auto res = c.Read();
+    EXPECT_EQ(res.result_int(), 403);
+    EXPECT_TRUE(c.Closed());
+}
+
+TEST_F(StreamingTest, AStalledBodyTimesOutPerRead) {
+    StartServer(300ms);
+    Client c(server_->Port());
+    c.Write(PostHead("/stream/slow", 10000) + Pattern(2000));
+    const auto started = std::chrono::steady_clock::now();
+    // The timed-out stream is closed: the handler's 400 may or may not make it out first.
+    EXPECT_TRUE(c.Closed() || c.Closed());
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+    EXPECT_EQ(last_error_.load(), static_cast<int>(ErrorCode::kInvalidRequest));
+}
+
+TEST_F(StreamingTest, ATruncatedBodyFailsTheRead) {
+    {
+        Client c(server_->Port());
+        c.Write(PostHead("/stream/cut", 10000) + Pattern(3000));
+        // The client goes away mid-body.
+    }
+    const auto deadline = std::chrono::steady_clock::now() + 3s;
+    while (last_error_.load() < 0 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(5ms);
+    }
+    EXPECT_EQ(last_error_.load(), static_cast<int>(ErrorCode::kInvalidRequest));
+}
+
+TEST_F(StreamingTest, OrdinaryRoutesKeepTheServerLimitAndMethodRules) {
+    Client c(server_->Port());
+    c.Write(PostHead("/echo", 10) + "0123456789");
+    auto res = c.Read();
+    EXPECT_EQ(res.result_int(), 200);
+    EXPECT_EQ(res.body(), "0123456789");
+    c.Write("GET /stream/a HTTP/1.1\r\nHost: t\r\n\r\n");
+    res = c.Read();
+    EXPECT_EQ(res.result_int(), 405);
+    EXPECT_EQ(res[bhttp::field::allow], "POST");
+    c.Write(PostHead("/nowhere", 3) + "abc");
+    EXPECT_EQ(c.Read().result_int(), 404);
+    c.Write(PostHead("/echo", 2000));
+    res = c.Read();
+    EXPECT_EQ(res.result_int(), 413);  // the server-wide limit (1024) still holds
+    EXPECT_EQ(calls_.load(), 0);
+}
+
+TEST_F(StreamingTest, ManyConcurrentStreamsEachGetTheirOwnBody) {
+    constexpr int kClients = 8;
+    std::vector<std::thread> threads;
+    std::atomic<int> ok{0};
+    for (int i = 0; i < kClients; ++i) {
+        threads.emplace_back([&, i] {
+            const std::string body = Pattern(100000 + i * 1000);
+            Client c(server_->Port());
+            c.Write(PostHead("/stream/p" + std::to_string(i), body.size()));
+            for (std::size_t at = 0; at < body.size(); at += 7000) {
+                c.Write(std::string_view(body).substr(at, 7000));
+            }
+            const auto res = c.Read();
+            const auto j = json::parse(res.body());
+            if (res.result_int() == 200 && j["bytes"] == body.size() && j["sum"] == Sum(body) &&
+                j["name"] == "p" + std::to_string(i)) {
+                ++ok;
+            }
+        });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(ok.load(), kClients);
+}
+
+}  // namespace
+}  // namespace genhost::http
