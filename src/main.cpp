@@ -13,6 +13,7 @@
 #include "genhost/core/resources.hpp"
 #include "genhost/http/server.hpp"
 #include "genhost/outputs/output_store.hpp"
+#include "genhost/outputs/s3_store.hpp"
 #include "genhost/outputs/upload_folder.hpp"
 #include "genhost/outputs/upload_policy.hpp"
 #include "genhost/providers/builtin.hpp"
@@ -36,6 +37,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -167,7 +169,29 @@ int Serve(const Settings& settings) {
     const std::string secret = genhost::store::SettingsRepo(db).GetOrCreateSync(
         "output_url_secret", [] { return genhost::HexEncode(genhost::RandomBytes(32)); });
 
-    genhost::outputs::LocalOutputStore output_store(std::filesystem::path(s.data_dir) / "outputs");
+    // The output store (docs/outputs.md): a local folder, or a bucket nodes share.
+    std::unique_ptr<genhost::outputs::OutputStore> output_store_ptr;
+    if (s.output_store == "s3") {
+        genhost::outputs::S3Options s3;
+        s3.endpoint = s.s3_endpoint;
+        s3.region = s.s3_region;
+        s3.bucket = s.s3_bucket;
+        s3.access_key_id = s.s3_access_key_id;
+        s3.secret_access_key = s.s3_secret_access_key;
+        s3.prefix = s.s3_prefix;
+        try {
+            output_store_ptr = std::make_unique<genhost::outputs::S3OutputStore>(std::move(s3));
+        } catch (const std::exception& e) {
+            std::cerr << "genhost: " << e.what() << "\n";
+            return 2;
+        }
+        spdlog::info("output store: s3 bucket {} at {} (prefix \"{}\")", s.s3_bucket, s.s3_endpoint,
+                     s.s3_prefix);
+    } else {
+        output_store_ptr = std::make_unique<genhost::outputs::LocalOutputStore>(
+            std::filesystem::path(s.data_dir) / "outputs");
+    }
+    genhost::outputs::OutputStore& output_store = *output_store_ptr;
     genhost::outputs::UrlSigner signer(secret, PublicUrl(s), genhost::SystemClock::Instance());
     genhost::auth::Authenticator authenticator(orgs, std::chrono::seconds(10));
 

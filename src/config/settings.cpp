@@ -100,6 +100,13 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
     env("GENHOST_FETCH_OFFLINE", s.fetch_offline);
     env("GENHOST_FETCH_TEST_CA", s.fetch_test_ca);
     env("GENHOST_FETCH_TEST_HOSTS", s.fetch_test_hosts);
+    env("GENHOST_OUTPUT_STORE", s.output_store);
+    env("GENHOST_S3_ENDPOINT", s.s3_endpoint);
+    env("GENHOST_S3_REGION", s.s3_region);
+    env("GENHOST_S3_BUCKET", s.s3_bucket);
+    env("GENHOST_S3_ACCESS_KEY_ID", s.s3_access_key_id);
+    env("GENHOST_S3_SECRET_ACCESS_KEY", s.s3_secret_access_key);
+    env("GENHOST_S3_PREFIX", s.s3_prefix);
     if (!out.error.empty()) return out;
 
     po::options_description desc("Options (each also read from the environment variable named)");
@@ -138,6 +145,12 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         ("upload-ttl", po::value(&s.upload_ttl_seconds)->default_value(s.upload_ttl_seconds), "GENHOST_UPLOAD_TTL: seconds until an upload expires and is deleted")
         ("upload-sweep-interval", po::value(&s.upload_sweep_interval_seconds)->default_value(s.upload_sweep_interval_seconds), "GENHOST_UPLOAD_SWEEP_INTERVAL: seconds between sweeps of expired uploads")
         ("fetch-offline", po::value(&s.fetch_offline)->default_value(s.fetch_offline), "GENHOST_FETCH_OFFLINE: 1 = accept asset URLs unfetched; workers fetch them")
+        ("output-store", po::value(&s.output_store)->default_value(s.output_store), "GENHOST_OUTPUT_STORE: local (data dir) or s3")
+        ("s3-endpoint", po::value(&s.s3_endpoint)->default_value(s.s3_endpoint), "GENHOST_S3_ENDPOINT: http(s)://host[:port] of the S3-compatible store")
+        ("s3-region", po::value(&s.s3_region)->default_value(s.s3_region), "GENHOST_S3_REGION: SigV4 region")
+        ("s3-bucket", po::value(&s.s3_bucket)->default_value(s.s3_bucket), "GENHOST_S3_BUCKET: bucket of the outputs")
+        ("s3-access-key-id", po::value(&s.s3_access_key_id)->default_value(s.s3_access_key_id), "GENHOST_S3_ACCESS_KEY_ID (the secret: GENHOST_S3_SECRET_ACCESS_KEY, environment only)")
+        ("s3-prefix", po::value(&s.s3_prefix)->default_value(s.s3_prefix), "GENHOST_S3_PREFIX: prepended to <task id>/<name> in object keys")
         ;
     // clang-format on
     std::ostringstream help;
@@ -185,6 +198,19 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         out.error = "upload TTL and sweep interval must be positive";
     } else if (s.fetch_offline != 0 && s.fetch_offline != 1) {
         out.error = "fetch offline must be 0 or 1";
+    } else if (s.output_store != "local" && s.output_store != "s3") {
+        out.error = "output store must be local or s3";
+    } else if (s.output_store == "s3" &&
+               (s.s3_endpoint.empty() || s.s3_bucket.empty() || s.s3_access_key_id.empty() ||
+                s.s3_secret_access_key.empty())) {
+        out.error =
+            "the s3 output store needs GENHOST_S3_ENDPOINT, GENHOST_S3_BUCKET, "
+            "GENHOST_S3_ACCESS_KEY_ID and GENHOST_S3_SECRET_ACCESS_KEY";
+    } else if (s.output_store == "s3" && s.s3_endpoint.rfind("http://", 0) != 0 &&
+               s.s3_endpoint.rfind("https://", 0) != 0) {
+        out.error = "S3 endpoint must start with http:// or https://";
+    } else if (s.output_store == "s3" && s.s3_region.empty()) {
+        out.error = "S3 region must not be empty";
     }
     return out;
 }

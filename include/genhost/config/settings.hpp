@@ -53,6 +53,15 @@ struct Settings {
     int fetch_offline = 0;
     std::string fetch_test_ca;
     std::string fetch_test_hosts;
+    // Output store (docs/outputs.md): "local" keeps outputs under data_dir/outputs; "s3" in a
+    // bucket of an S3-compatible store, objects <s3_prefix><task id>/<name>.
+    std::string output_store = "local";
+    std::string s3_endpoint;  // http(s)://host[:port]
+    std::string s3_region = "us-east-1";
+    std::string s3_bucket;
+    std::string s3_access_key_id;
+    std::string s3_secret_access_key;  // environment only: no flag (it would show in ps)
+    std::string s3_prefix;
 };
 
 // ParseResult is the outcome of reading the command line.
