@@ -3,7 +3,7 @@
 // Provides the data behind the builtin audio pipelines (defined in pipelines_audio.cpp): the 49
 // speech preset voices as espeak-ng voices with a timbre, the espeak-ng voice of each language
 // code, the placeholder script of voice_dubbing, and the text helpers text_to_speech uses. The
-// table is documented in docs/pipelines-audio.md.
+// table is documented in docs/pipelines.md.
 #pragma once
 
 #include <span>

@@ -322,7 +322,9 @@ TEST(BuiltinTextToImage, UnusableRatioFailsWithInternal) {
     }
 }
 
-TEST(BuiltinProvider, UnimplementedEndpointFailsWithInternal) {
+// An input the validator would have refused (image_to_video without its promptImage) is a
+// programming error, not the client's: INTERNAL, naming the endpoint and model.
+TEST(BuiltinProvider, AnInputWithoutItsMediaFailsWithInternal) {
     try {
         RunBuiltin(json::parse(R"({"model":"gen4_turbo","promptText":"x","ratio":"1280:720"})"),
                    "image_to_video");
