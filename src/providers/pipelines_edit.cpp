@@ -4,6 +4,7 @@
 // describes what each does.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 
 #include "edit_avatar.hpp"
@@ -136,8 +137,13 @@ std::vector<Output> VideoUpscale(const PipelineEnv& env, TaskContext& ctx) {
     const RgbImage& first = sampler.Get(0.5 / timing.fps);
     const int long_side = ResolutionLongSide(input.value("resolution", "2k"));
     const double scale = static_cast<double>(long_side) / std::max(first.width, first.height);
-    const int out_w = edit::Even(static_cast<int>(std::lround(first.width * scale)));
-    const int out_h = edit::Even(static_cast<int>(std::lround(first.height * scale)));
+    int out_w = edit::Even(static_cast<int>(std::lround(first.width * scale)));
+    int out_h = edit::Even(static_cast<int>(std::lround(first.height * scale)));
+    // Inputs within 1% of 16:9 (854x480 is 1.779) get the standard frame of the class
+    // (1280x720, not 1280x718).
+    const int standard_short = long_side * 9 / 16;
+    int& short_side = first.width >= first.height ? out_h : out_w;
+    if (std::abs(short_side - standard_short) <= standard_short / 100) short_side = standard_short;
 
     const bool boost = input.value("fpsBoost", false);
     media::VideoSpec spec;
