@@ -2,7 +2,7 @@
 // tests/http/model_requests.json is sent to a real server, the builtin provider runs it, the task
 // must SUCCEED, and every output is downloaded through its signed URL and read with libavformat:
 // kind, size, duration within one frame, 24 fps for generated video, audio track present or
-// absent, number of outputs.
+// absent, number of outputs, and the Content-Type and Content-Length the output URL serves.
 #include "helpers.hpp"
 #include "support/media_fixtures.hpp"
 
@@ -96,6 +96,12 @@ TEST_P(Models, SucceedWithTheMediaAsked) {
     for (const auto& url : task["output"]) {
         const auto file = client.Send("GET", PathOf(url), {});
         ASSERT_EQ(file.status, 200) << url;
+        EXPECT_EQ(file.Header("content-length"), std::to_string(file.body.size()));
+        const std::string type = file.Header("content-type");
+        EXPECT_EQ(type.substr(0, type.find('/')), kind == "audio"   ? "audio"
+                                                  : kind == "image" ? "image"
+                                                                    : "video")
+            << type;
         const media::MediaInfo info = media::ProbeMedia(file.body);
         SCOPED_TRACE(info.container + " " + info.video_codec + " " + info.audio_codec);
         if (kind == "audio") {
