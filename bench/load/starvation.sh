@@ -6,7 +6,7 @@
 # cores. Prints every figure; docs/performance.md records a run.
 #   WORKERS (2)  DURATION (20 s)  CONNS (4)  RATE (50 req/s per connection)  NICES ("10 0")
 #   BIN (build/release/genhost, built with the release preset when unset)
-#   TASK_PATH, TASK_BODY: the CPU-heavy task (default: text_to_video gen4.5, 10 s at 1584:672)
+#   TASK_PATH, TASK_BODY: the CPU-heavy task (default: text_to_video gen4.5, 10 s at 1280:720)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../scripts/lib/common.sh"
@@ -18,7 +18,7 @@ CONNS=${CONNS:-4}
 RATE=${RATE:-50}
 NICES=${NICES:-"10 0"}
 TASK_PATH=${TASK_PATH:-/v1/text_to_video}
-TASK_BODY=${TASK_BODY:-'{"model":"gen4.5","promptText":"a lighthouse at dusk, waves","ratio":"1584:672","duration":10}'}
+TASK_BODY=${TASK_BODY:-'{"model":"gen4.5","promptText":"a lighthouse at dusk, waves","ratio":"1280:720","duration":10}'}
 if [ -z "${BIN:-}" ]; then
   cmake --preset release >/dev/null
   cmake --build --preset release --target genhost >/dev/null
@@ -54,7 +54,12 @@ port=18191
 url="http://127.0.0.1:$port"
 hdr=(-H "Authorization: Bearer $key" -H "X-Service-Version: 2024-11-06" -H "Content-Type: application/json")
 
-create() { curl -sf "${hdr[@]}" -d "$TASK_BODY" "$url$TASK_PATH" | sed -E 's/.*"id":"([^"]+)".*/\1/'; }
+# create prints the new task's id on a line of its own (the response has no final newline).
+create() {
+  local id
+  id=$(curl -sf "${hdr[@]}" -d "$TASK_BODY" "$url$TASK_PATH" | sed -E 's/.*"id":"([^"]+)".*/\1/')
+  printf '%s\n' "$id"
+}
 
 start_server() {  # start_server DB NICE WORKERS
   psql_ -d postgres -c "CREATE DATABASE $1" >/dev/null
@@ -81,6 +86,9 @@ refill() {
 
 measure() {  # measure DB LABEL
   local db=$1 label=$2
+  local first
+  first=$(head -n 1 "$work/ids-$db")
+  echo "check: GET /v1/tasks/$first -> $(curl -s -o /dev/null -w '%{http_code}' "${hdr[@]}" "$url/v1/tasks/$first")"
   # Poll a mix of finished, running and queued tasks.
   IDS_FILE="$work/ids-$db" RATE_PER_CONN=$RATE wrk -t1 -c"$CONNS" -d"${DURATION}s" \
     -s "$here/poll.lua" "$url" >"$work/wrk-$db.txt"
