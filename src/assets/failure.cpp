@@ -59,6 +59,15 @@ std::string CombinedDurationAtMost(const std::string& field, double seconds) {
                        seconds);
 }
 
+std::string DurationBelow(double seconds) {
+    return fmt::format("Invalid asset duration (must be less than {} seconds)", seconds);
+}
+
+std::string CombinedDurationBelow(const std::string& field, double seconds) {
+    return fmt::format("Invalid asset duration ({} must be less than {} seconds combined)", field,
+                       seconds);
+}
+
 }  // namespace messages
 
 void throw_exception_from_error(const AssetFailure& failure,

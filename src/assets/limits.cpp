@@ -93,6 +93,7 @@ std::vector<Issue> CheckFieldLimits(const nlohmann::json& inputs,
         }
         const auto min_seconds = NumberAt(rule, "min_seconds");
         const auto max_seconds = NumberAt(rule, "max_seconds");
+        const bool exclusive = rule.value("max_seconds_exclusive", false);
         double total = 0;
         std::size_t timed = 0;
         const ProbedInput* longest = nullptr;
@@ -108,15 +109,37 @@ std::vector<Issue> CheckFieldLimits(const nlohmann::json& inputs,
             ++timed;
             if (longest == nullptr || seconds > longest->info.duration_seconds) longest = p;
         }
-        if (max_seconds && timed > 0 && total > *max_seconds + limits.duration_tolerance_seconds) {
-            if (timed == 1) {
-                issues.push_back(ToIssue(
-                    Fail(FailureKind::kDurationTooLong, messages::DurationAtMost(*max_seconds)),
-                    longest->path));
+        // "combined_with": other fields whose durations count toward this field's cap (hailuo3's
+        // referenceVideos "combined with promptVideo ≤ 15 s"); the issue names every field.
+        std::string names = field;
+        std::size_t others = 0;
+        if (const auto it = rule.find("combined_with"); it != rule.end() && it->is_array()) {
+            for (const auto& other : *it) {
+                if (!other.is_string()) continue;
+                const std::string other_prefix = PointerOf(other.get<std::string>());
+                for (const ProbedInput& p : probed) {
+                    if (!Covers(other_prefix, p.pointer) || !HasDuration(p)) continue;
+                    total += p.info.duration_seconds;
+                    ++others;
+                }
+                names += " and " + other.get<std::string>();
+            }
+        }
+        // An inclusive cap allows container rounding; an exclusive one ("< 30 s") is strict.
+        const bool over = max_seconds && timed > 0 &&
+                          (exclusive ? total >= *max_seconds
+                                     : total > *max_seconds + limits.duration_tolerance_seconds);
+        if (over) {
+            if (timed == 1 && others == 0) {
+                issues.push_back(ToIssue(Fail(FailureKind::kDurationTooLong,
+                                              exclusive ? messages::DurationBelow(*max_seconds)
+                                                        : messages::DurationAtMost(*max_seconds)),
+                                         longest->path));
             } else {
                 issues.push_back(
                     ToIssue(Fail(FailureKind::kDurationTooLong,
-                                 messages::CombinedDurationAtMost(field, *max_seconds)),
+                                 exclusive ? messages::CombinedDurationBelow(names, *max_seconds)
+                                           : messages::CombinedDurationAtMost(names, *max_seconds)),
                             PathOf(field)));
             }
         }

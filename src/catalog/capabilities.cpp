@@ -115,10 +115,11 @@ void CheckOutputCount(const json& v, const std::string& where) {
 }
 
 void CheckInput(const json& v, const std::string& where) {
-    CheckObject(v,
-                {"kind", "required", "max_items", "min_seconds", "max_seconds", "positions",
-                 "unpositioned_are_references", "note"},
-                where);
+    CheckObject(
+        v,
+        {"kind", "required", "max_items", "min_seconds", "max_seconds", "max_seconds_exclusive",
+         "combined_with", "positions", "unpositioned_are_references", "note"},
+        where);
     const json& kind = Require(v, "kind", where);
     const auto kinds = kind.is_array()
                            ? GetStringList(kind, Child(where, "kind"))
@@ -138,6 +139,18 @@ void CheckInput(const json& v, const std::string& where) {
     if (const json* s = Find(v, "max_seconds")) {
         if (GetPositive(*s, Child(where, "max_seconds")) < lo) {
             Fail(Child(where, "max_seconds"), "is less than min_seconds");
+        }
+    }
+    if (const json* x = Find(v, "max_seconds_exclusive")) {
+        GetBool(*x, Child(where, "max_seconds_exclusive"));
+        if (Find(v, "max_seconds") == nullptr) {
+            Fail(Child(where, "max_seconds_exclusive"), "needs max_seconds");
+        }
+    }
+    if (const json* c = Find(v, "combined_with")) {
+        GetStringList(*c, Child(where, "combined_with"));
+        if (Find(v, "max_seconds") == nullptr) {
+            Fail(Child(where, "combined_with"), "needs max_seconds");
         }
     }
     if (const json* p = Find(v, "positions")) GetStringList(*p, Child(where, "positions"));

@@ -196,6 +196,54 @@ TEST(CheckFieldLimits, CombinedCapOfAnArrayField) {
     EXPECT_EQ(issues[0].message, "Array must contain at most 2 element(s)");
 }
 
+TEST(CheckFieldLimits, CombinedWithAnotherFieldCountsBoth) {
+    // hailuo3 video_to_video: referenceVideos combined with promptVideo at most 15 s.
+    const auto inputs = nlohmann::json::parse(
+        R"({"promptVideo": {"kind": "video", "max_seconds": 15},
+            "referenceVideos": {"kind": "video", "max_items": 2, "max_seconds": 15,
+                                "combined_with": ["promptVideo"]}})");
+    const AssetLimits limits;
+    std::vector<ProbedInput> probed = {
+        At({"promptVideo"}, MediaKind::kVideo, Mp4(8)),
+        At({"referenceVideos", "0", "uri"}, MediaKind::kVideo, Mp4(7)),
+    };
+    EXPECT_TRUE(CheckFieldLimits(inputs, probed, limits).empty());
+    probed[1] = At({"referenceVideos", "0", "uri"}, MediaKind::kVideo, Mp4(8));
+    const auto issues = CheckFieldLimits(inputs, probed, limits);
+    ASSERT_EQ(issues.size(), 1u);
+    EXPECT_EQ(issues[0].path, (std::vector<std::string>{"referenceVideos"}));
+    EXPECT_EQ(issues[0].message,
+              "Invalid asset duration (referenceVideos and promptVideo must be "
+              "at most 15 seconds combined)");
+    // Without reference videos the prompt video alone is judged by its own rule.
+    EXPECT_TRUE(CheckFieldLimits(inputs, {At({"promptVideo"}, MediaKind::kVideo, Mp4(15))}, limits)
+                    .empty());
+}
+
+TEST(CheckFieldLimits, AnExclusiveCapIsStrict) {
+    // seedance2_5: referenceAudio total under 30 s.
+    const auto inputs = nlohmann::json::parse(
+        R"({"referenceAudio": {"kind": "audio", "max_items": 10, "max_seconds": 30,
+                               "max_seconds_exclusive": true}})");
+    const AssetLimits limits;
+    std::vector<ProbedInput> probed = {
+        At({"referenceAudio", "0", "uri"}, MediaKind::kAudio, Wav(15)),
+        At({"referenceAudio", "1", "uri"}, MediaKind::kAudio, Wav(14)),
+    };
+    EXPECT_TRUE(CheckFieldLimits(inputs, probed, limits).empty());
+    probed[1] = At({"referenceAudio", "1", "uri"}, MediaKind::kAudio, Wav(15));
+    auto issues = CheckFieldLimits(inputs, probed, limits);
+    ASSERT_EQ(issues.size(), 1u);
+    EXPECT_EQ(issues[0].path, (std::vector<std::string>{"referenceAudio"}));
+    EXPECT_EQ(issues[0].message,
+              "Invalid asset duration (referenceAudio must be less than 30 seconds combined)");
+    issues = CheckFieldLimits(
+        inputs, {At({"referenceAudio", "0", "uri"}, MediaKind::kAudio, Wav(30))}, limits);
+    ASSERT_EQ(issues.size(), 1u);
+    EXPECT_EQ(issues[0].path, (std::vector<std::string>{"referenceAudio", "0", "uri"}));
+    EXPECT_EQ(issues[0].message, "Invalid asset duration (must be less than 30 seconds)");
+}
+
 TEST(CheckFieldLimits, PrefixesMatchWholeSegments) {
     // "/references" must not cover "/referencesExtra/0".
     const auto inputs =

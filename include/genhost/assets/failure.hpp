@@ -70,6 +70,8 @@ std::string AspectRatio(double min, double max);
 std::string DurationAtMost(double seconds);
 std::string DurationAtLeast(double seconds);
 std::string CombinedDurationAtMost(const std::string& field, double seconds);
+std::string DurationBelow(double seconds);
+std::string CombinedDurationBelow(const std::string& field, double seconds);
 }  // namespace messages
 
 // Result is a value or the AssetFailure that prevented it.
