@@ -87,7 +87,7 @@ while :; do
   [ "$running" = 0 ] && break
   sleep 0.05
 done
-wait
+wait "${pids[@]}"  # not a bare wait: the server is a child too
 end=$(date +%s.%N)
 hwm=$(status_kb VmHWM)
 
