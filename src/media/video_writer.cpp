@@ -145,7 +145,38 @@ struct YuvLayout {
 // limited-range Y'CbCr of out's depth and subsampling (studio swing: Y 16..235, C 16..240 at
 // 8 bits, scaled by 2^(depth-8)), chroma as the average of each 2x2 (or 2x1) block. Integer
 // arithmetic only: the same input gives the same samples on every machine.
+struct LumaWeights {
+    std::uint32_t kr, kg, kb, scale, offset;
+};
+
+// LumaRow writes one row of luma codes. Integer arithmetic only, so the vector variants the
+// compiler makes for newer CPUs give the same samples as the baseline one.
 template <typename Sample>
+inline void LumaRowAs(const LumaWeights& w, const std::uint16_t* p, int width, Sample* out) {
+    for (int x = 0; x < width; ++x) {
+        const std::uint32_t e =
+            (w.kr * p[3 * x] + w.kg * p[3 * x + 1] + w.kb * p[3 * x + 2] + 32768) >> 16;
+        out[x] = static_cast<Sample>(w.offset + ((e * w.scale + 32768) >> 16));
+    }
+}
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && defined(__linux__)
+#define GENHOST_LUMA_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GENHOST_LUMA_CLONES
+#endif
+GENHOST_LUMA_CLONES void LumaRow(const LumaWeights& w, const std::uint16_t* p, int width,
+                                 std::uint8_t* out) {
+    LumaRowAs(w, p, width, out);
+}
+GENHOST_LUMA_CLONES void LumaRow(const LumaWeights& w, const std::uint16_t* p, int width,
+                                 std::uint16_t* out) {
+    LumaRowAs(w, p, width, out);
+}
+#undef GENHOST_LUMA_CLONES
+
+// ChromaW / ChromaH are layout.chroma_w / chroma_h as constants (-1: read from the layout), so
+// the common layouts get their block sizes and divisors folded in at compile time.
+template <typename Sample, int ChromaW = -1, int ChromaH = -1>
 void ConvertRowsAs(const YuvMatrix& m, const YuvLayout& layout, std::uint16_t* const lines[2],
                    int width, int rows, int y, AVFrame* out) {
     const int shift = layout.depth - 8;
@@ -158,24 +189,22 @@ void ConvertRowsAs(const YuvMatrix& m, const YuvLayout& layout, std::uint16_t* c
     const auto kr = static_cast<std::uint32_t>(m.kr);
     const auto kg = static_cast<std::uint32_t>(m.kg);
     const auto kb = static_cast<std::uint32_t>(m.kb);
+    const LumaWeights weights{kr, kg, kb, y_scale, y_offset};
     for (int r = 0; r < rows; ++r) {
-        const std::uint16_t* p = lines[r];
         auto* luma_row =
             reinterpret_cast<Sample*>(out->data[0] + std::ptrdiff_t(y + r) * out->linesize[0]);
-        for (int x = 0; x < width; ++x) {
-            const std::uint32_t e =
-                (kr * p[3 * x] + kg * p[3 * x + 1] + kb * p[3 * x + 2] + 32768) >> 16;
-            luma_row[x] = static_cast<Sample>(y_offset + ((e * y_scale + 32768) >> 16));
-        }
+        LumaRow(weights, lines[r], width, luma_row);
         if (layout.alpha) {
             auto* alpha_row =
                 reinterpret_cast<Sample*>(out->data[3] + std::ptrdiff_t(y + r) * out->linesize[3]);
             std::fill(alpha_row, alpha_row + width, static_cast<Sample>(max));
         }
     }
-    const int step_x = 1 << layout.chroma_w;
-    const int step_y = 1 << layout.chroma_h;
-    const int cy = y >> layout.chroma_h;
+    const int chroma_w = ChromaW >= 0 ? ChromaW : layout.chroma_w;
+    const int chroma_h = ChromaH >= 0 ? ChromaH : layout.chroma_h;
+    const int step_x = 1 << chroma_w;
+    const int step_y = 1 << chroma_h;
+    const int cy = y >> chroma_h;
     auto* cb_row = reinterpret_cast<Sample*>(out->data[1] + std::ptrdiff_t(cy) * out->linesize[1]);
     auto* cr_row = reinterpret_cast<Sample*>(out->data[2] + std::ptrdiff_t(cy) * out->linesize[2]);
     const auto code = [&](std::int64_t e) {
@@ -205,12 +234,26 @@ void ConvertRowsAs(const YuvMatrix& m, const YuvLayout& layout, std::uint16_t* c
     }
 }
 
+template <typename Sample>
+void ConvertRowsFor(const YuvMatrix& m, const YuvLayout& layout, std::uint16_t* const lines[2],
+                    int width, int rows, int y, AVFrame* out) {
+    if (layout.chroma_w == 1 && layout.chroma_h == 1) {
+        ConvertRowsAs<Sample, 1, 1>(m, layout, lines, width, rows, y, out);
+    } else if (layout.chroma_w == 1 && layout.chroma_h == 0) {
+        ConvertRowsAs<Sample, 1, 0>(m, layout, lines, width, rows, y, out);
+    } else if (layout.chroma_w == 0 && layout.chroma_h == 0) {
+        ConvertRowsAs<Sample, 0, 0>(m, layout, lines, width, rows, y, out);
+    } else {
+        ConvertRowsAs<Sample>(m, layout, lines, width, rows, y, out);
+    }
+}
+
 void ConvertRows(const YuvMatrix& m, const YuvLayout& layout, std::uint16_t* const lines[2],
                  int width, int rows, int y, AVFrame* out) {
     if (layout.depth == 8) {
-        ConvertRowsAs<std::uint8_t>(m, layout, lines, width, rows, y, out);
+        ConvertRowsFor<std::uint8_t>(m, layout, lines, width, rows, y, out);
     } else {
-        ConvertRowsAs<std::uint16_t>(m, layout, lines, width, rows, y, out);
+        ConvertRowsFor<std::uint16_t>(m, layout, lines, width, rows, y, out);
     }
 }
 

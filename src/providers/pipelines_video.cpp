@@ -6,7 +6,8 @@
 // `adaptive` / `auto_*` / absent ratios), `duration` seconds (`auto` or absent: the catalog's
 // default) at 24 fps, in the requested outputFormat (MP4/H.264 by default), with a synthesised
 // stereo AAC track when the model's audio option is on. Pictures are composed at half the output
-// size for outputs wider than 640 pixels and scaled up by the writer.
+// size for outputs wider than 640 pixels and scaled up (CameraView, the writer's own scaling) on a
+// drawing thread that runs a few frames ahead of the encoder (video_frame_pipeline.hpp).
 //
 // - text_to_video paints the procedural scene of the prompt; reference pictures (and the first
 //   frames of reference videos) steer its palette.
@@ -37,6 +38,7 @@
 #include "genhost/media/audio.hpp"
 #include "genhost/media/image.hpp"
 #include "genhost/media/video.hpp"
+#include "video_frame_pipeline.hpp"
 
 namespace genhost::providers {
 namespace {
@@ -46,6 +48,7 @@ using json = nlohmann::json;
 constexpr int kFps = 24;
 constexpr int kMaxReferences = 10;   // reference pictures read per task
 constexpr int kReferenceSide = 256;  // their decode size: only their colours matter
+constexpr int kFramesAhead = 3;      // frames drawn ahead of the encoder
 
 std::string Lower(std::string s) {
     for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -378,12 +381,28 @@ std::vector<Output> Encode(const PipelineEnv& env, TaskContext& ctx, const Plan&
     const std::string extension(media::VideoFormatExtension(plan.format));
     const std::string path = ctx.scratch_dir() + "/video_0." + extension;
     media::VideoWriter writer(spec, path, std::move(audio));
-    media::RgbImage frame(plan.work_width, plan.work_height);
-    for (int i = 0; i < plan.frames; ++i) {
-        ctx.CheckCancelled();
-        render(i, static_cast<double>(i) / kFps, frame);
-        writer.WriteFrame(frame);
-        ctx.Progress(0.3 + 0.69 * (i + 1) / plan.frames);
+    {
+        // Frames are drawn (and scaled up to the output size, as the writer would) on a
+        // producer thread a few frames ahead of the encoder; `frame` is the one work picture
+        // `render` sees, as when drawing inline. The pipeline is destroyed (its thread stopped
+        // and joined) before the writer on every path.
+        media::RgbImage frame(plan.work_width, plan.work_height);
+        const bool scaled = plan.work_width != plan.width || plan.work_height != plan.height;
+        FramePipeline pipeline(
+            plan.frames, plan.width, plan.height, kFramesAhead, [&](int i, media::RgbImage& out) {
+                render(i, static_cast<double>(i) / kFps, frame);
+                if (scaled) {
+                    media::CameraView(frame, 1.0, 0.5, 0.5, out);
+                } else {
+                    std::copy(frame.pixels.begin(), frame.pixels.end(), out.pixels.begin());
+                }
+            });
+        for (int i = 0; i < plan.frames; ++i) {
+            ctx.CheckCancelled();
+            writer.WriteFrame(pipeline.Next());
+            pipeline.Release();
+            ctx.Progress(0.3 + 0.69 * (i + 1) / plan.frames);
+        }
     }
     ctx.CheckCancelled();
     writer.Finish();
