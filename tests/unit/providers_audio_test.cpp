@@ -31,6 +31,7 @@
 #include "genhost/media/video.hpp"
 #include "genhost/providers/builtin.hpp"
 #include "genhost/providers/inputs.hpp"
+#include "provider_test_catalog.hpp"
 
 namespace genhost::providers {
 namespace {
@@ -41,19 +42,8 @@ using ::testing::HasSubstr;
 
 constexpr char kTaskId[] = "6a1d2c3e-1111-4222-8333-444455556666";
 
-std::string ReadSource(const std::string& relative) {
-    std::ifstream in(std::string(GENHOST_SOURCE_DIR) + "/" + relative, std::ios::binary);
-    EXPECT_TRUE(in) << relative;
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-const catalog::Catalog& TheCatalog() {
-    static const auto catalog =
-        catalog::Catalog::Load(ReadSource("schemas/models.json"), ReadSource("schemas/tiers.json"));
-    return *catalog;
-}
+using test::ReadSource;
+using test::TheCatalog;
 
 class TempDir {
   public:

@@ -29,6 +29,7 @@
 #include "genhost/media/video.hpp"
 #include "genhost/providers/builtin.hpp"
 #include "genhost/providers/inputs.hpp"
+#include "provider_test_catalog.hpp"
 
 namespace genhost::providers {
 namespace {
@@ -36,14 +37,7 @@ namespace {
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-std::string ReadSource(const std::string& relative) {
-    std::ifstream in(std::string(GENHOST_SOURCE_DIR) + "/" + relative, std::ios::binary);
-    EXPECT_TRUE(in) << relative;
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
+using test::ReadSource;
 std::string ReadPath(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::ostringstream s;
@@ -51,11 +45,7 @@ std::string ReadPath(const std::string& path) {
     return s.str();
 }
 
-const catalog::Catalog& TheCatalog() {
-    static const auto catalog =
-        catalog::Catalog::Load(ReadSource("schemas/models.json"), ReadSource("schemas/tiers.json"));
-    return *catalog;
-}
+using test::TheCatalog;
 
 std::string DataUri(const std::string& type, const std::string& bytes) {
     return "data:" + type + ";base64," + Base64Encode(bytes);
