@@ -172,6 +172,9 @@ void AudioWriter::Impl::Open(const std::string& path) {
                 "opening the output file");
         muxer->pb = file_io;
     }
+    for (const auto& [key, value] : encoding.metadata) {
+        CheckAv(av_dict_set(&muxer->metadata, key.c_str(), value.c_str(), 0), "av_dict_set");
+    }
     CheckAv(avformat_write_header(muxer.get(), nullptr), "writing the audio header");
 
     if (input_rate != codec_rate) swr = MakeResampler({input_rate, codec_rate, channels});

@@ -684,6 +684,12 @@ int AssignSpeakers(std::vector<SpeechSpan>& spans, int count) {
 
 }  // namespace
 
+// The note every builtin dubbing output carries in its metadata (docs/pipelines.md).
+constexpr const char* kNotTranslatedNote =
+    "genhost builtin provider: not translated. The builtin provider has no speech recognition or "
+    "translation model; the dubbed speech is a fixed sentence in the target language, timed to the "
+    "source's speech. Configure an HTTP provider for real dubbing. Target language: ";
+
 std::vector<Output> VoiceDubbing(const PipelineEnv& env, TaskContext& ctx) {
     const auto& input = ctx.input();
     SimulateLatency(env, ctx, 0.0, 0.3);
@@ -808,6 +814,8 @@ std::vector<Output> VoiceDubbing(const PipelineEnv& env, TaskContext& ctx) {
     encoding.format = media::AudioFormat::kMp3;
     encoding.sample_rate = kRate;
     encoding.channels = 1;
+    // The task record has no field for notes; the file itself says what it is (an ID3 comment).
+    encoding.metadata.emplace_back("comment", std::string(kNotTranslatedNote) + lang + ".");
     auto out = WriteOutput(ctx, dub, encoding);
     ctx.Progress(1.0);
     return {std::move(out)};

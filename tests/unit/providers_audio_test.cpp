@@ -695,6 +695,10 @@ TEST(BuiltinVoiceDubbing, KeepsDurationSpeakersAndBackground) {
 
     const auto r = RunTask("voice_dubbing", Dub(uri, "de"));
     EXPECT_EQ(r.info.audio_codec, "mp3");
+    // The file says that it is not a translation (ID3 comment; ASCII text is stored as is).
+    const std::string file(r.bytes.begin(), r.bytes.end());
+    EXPECT_NE(file.find("genhost builtin provider: not translated."), std::string::npos);
+    EXPECT_NE(file.find("Target language: de."), std::string::npos);
     const AudioBuffer out = Decode(r, 22050);
     EXPECT_NEAR(out.seconds(), source.seconds(), 0.002);
     const double out_low = media::EstimatePitch(Window(out, 0.6, 2.2));

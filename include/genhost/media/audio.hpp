@@ -23,6 +23,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "genhost/media/image.hpp"
@@ -60,6 +61,8 @@ struct AudioEncoding {
     int sample_rate = 44100;
     int channels = 1;  // 1 or 2
     int bitrate = 0;   // bits per second for MP3 and Opus; 0 picks 128k (MP3) or 48k per channel
+    // File-level tags (ID3v2 for MP3, INFO for WAV, Vorbis comments for Ogg), e.g. "comment".
+    std::vector<std::pair<std::string, std::string>> metadata;
 };
 
 // AudioWriter encodes float PCM given at `input_rate` with encoding.channels channels into a
