@@ -26,6 +26,7 @@
 #include "genhost/store/tasks_repo.hpp"
 #include "genhost/store/uploads_repo.hpp"
 #include "genhost/tasks/moderation.hpp"
+#include "genhost/tasks/retention_sweeper.hpp"
 #include "genhost/tasks/upload_sweeper.hpp"
 #include "genhost/tasks/worker_pool.hpp"
 #include "genhost/validate/schema_set.hpp"
@@ -208,6 +209,11 @@ int Serve(const Settings& settings) {
     sweep_opts.interval =
         std::chrono::milliseconds(static_cast<long>(s.upload_sweep_interval_seconds * 1000));
     genhost::tasks::UploadSweeper upload_sweeper(sweep_opts, uploads, upload_folder);
+    genhost::tasks::RetentionOptions retention_opts;
+    retention_opts.retention =
+        std::chrono::seconds(static_cast<long long>(s.task_retention_seconds));
+    retention_opts.interval = sweep_opts.interval;
+    genhost::tasks::RetentionSweeper retention_sweeper(retention_opts, tasks, output_store);
 
     genhost::providers::BuiltinProvider builtin(*catalog, s.latency_scale);
     // Media inputs (docs/assets.md): fetched, decoded or taken from uploads, probed, checked at
@@ -276,6 +282,7 @@ int Serve(const Settings& settings) {
     listener.Start();
     workers.Start();
     upload_sweeper.Start();
+    retention_sweeper.Start();
 
     boost::asio::thread_pool blocking(2);
     const std::string doc_url = s.doc_url.empty() ? PublicUrl(s) + "/docs/errors" : s.doc_url;
@@ -330,6 +337,7 @@ int Serve(const Settings& settings) {
     if (server) server->Shutdown(drain);
     workers.Stop(drain);
     upload_sweeper.Stop();
+    retention_sweeper.Stop();
     listener.Stop();
     blocking.join();
     db.Stop();

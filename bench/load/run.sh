@@ -2,7 +2,7 @@
 # bench/load/run.sh: task creation and task polling against the release build and a private
 # PostgreSQL (fsync off, unix socket), with pgbench's single-row insert and primary-key select
 # on the same server as the ceiling. Prints every figure; docs/performance.md records a run.
-#   CONNS (16)  DURATION (15)  IO_THREADS (2)  DB_THREADS (4)
+#   CONNS (16)  DURATION (15)  IO_THREADS (2)  DB_THREADS (2)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../scripts/lib/common.sh"
@@ -41,7 +41,7 @@ JSON
 # API role: the load is on the front end and the database; no workers render images meanwhile.
 DATABASE_URL="$dsn" GENHOST_API_KEY="$key" GENHOST_DEFAULT_TIER=1 GENHOST_TIERS_FILE="$work/tiers.json" \
 GENHOST_ROLE=api GENHOST_LISTEN=127.0.0.1:18181 GENHOST_DATA_DIR="$work/data" GENHOST_LOG_LEVEL=warn \
-GENHOST_IO_THREADS=${IO_THREADS:-2} GENHOST_DB_THREADS=${DB_THREADS:-4} \
+GENHOST_IO_THREADS=${IO_THREADS:-2} GENHOST_DB_THREADS=${DB_THREADS:-2} \
   build/release/genhost serve >"$work/server.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 100); do curl -sf http://127.0.0.1:18181/readyz >/dev/null && break; sleep 0.1; done

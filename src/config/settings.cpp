@@ -97,6 +97,7 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
     env("GENHOST_UPLOAD_MAX_BYTES", s.upload_max_bytes);
     env("GENHOST_UPLOAD_TTL", s.upload_ttl_seconds);
     env("GENHOST_UPLOAD_SWEEP_INTERVAL", s.upload_sweep_interval_seconds);
+    env("GENHOST_TASK_RETENTION", s.task_retention_seconds);
     env("GENHOST_FETCH_OFFLINE", s.fetch_offline);
     env("GENHOST_FETCH_TEST_CA", s.fetch_test_ca);
     env("GENHOST_FETCH_TEST_HOSTS", s.fetch_test_hosts);
@@ -143,7 +144,8 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         ("worker-nice", po::value(&s.worker_nice)->default_value(s.worker_nice), "GENHOST_WORKER_NICE: nice value of worker threads, 0-19")
         ("upload-max-bytes", po::value(&s.upload_max_bytes)->default_value(s.upload_max_bytes), "GENHOST_UPLOAD_MAX_BYTES: largest file of one upload")
         ("upload-ttl", po::value(&s.upload_ttl_seconds)->default_value(s.upload_ttl_seconds), "GENHOST_UPLOAD_TTL: seconds until an upload expires and is deleted")
-        ("upload-sweep-interval", po::value(&s.upload_sweep_interval_seconds)->default_value(s.upload_sweep_interval_seconds), "GENHOST_UPLOAD_SWEEP_INTERVAL: seconds between sweeps of expired uploads")
+        ("upload-sweep-interval", po::value(&s.upload_sweep_interval_seconds)->default_value(s.upload_sweep_interval_seconds), "GENHOST_UPLOAD_SWEEP_INTERVAL: seconds between sweeps of expired uploads and retired tasks")
+        ("task-retention", po::value(&s.task_retention_seconds)->default_value(s.task_retention_seconds), "GENHOST_TASK_RETENTION: seconds a finished task and its outputs are kept (0: forever)")
         ("fetch-offline", po::value(&s.fetch_offline)->default_value(s.fetch_offline), "GENHOST_FETCH_OFFLINE: 1 = accept asset URLs unfetched; workers fetch them")
         ("output-store", po::value(&s.output_store)->default_value(s.output_store), "GENHOST_OUTPUT_STORE: local (data dir) or s3")
         ("s3-endpoint", po::value(&s.s3_endpoint)->default_value(s.s3_endpoint), "GENHOST_S3_ENDPOINT: http(s)://host[:port] of the S3-compatible store")
@@ -196,6 +198,8 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         out.error = "upload max bytes must be a positive size";
     } else if (!(s.upload_ttl_seconds > 0) || !(s.upload_sweep_interval_seconds > 0)) {
         out.error = "upload TTL and sweep interval must be positive";
+    } else if (!(s.task_retention_seconds >= 0)) {
+        out.error = "task retention must be zero or positive";
     } else if (s.fetch_offline != 0 && s.fetch_offline != 1) {
         out.error = "fetch offline must be 0 or 1";
     } else if (s.output_store != "local" && s.output_store != "s3") {

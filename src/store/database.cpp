@@ -54,7 +54,7 @@ void Database::Stop() {
     threads_.clear();
 }
 
-void Database::Enqueue(Job job, std::function<void(std::exception_ptr)> done) {
+void Database::Submit(Job job, std::function<void(std::exception_ptr)> done) {
     {
         std::lock_guard lock(mu_);
         if (!stopping_) {
@@ -72,12 +72,11 @@ asio::awaitable<void> Database::Run(Job job) {
             auto executor = asio::get_associated_executor(handler);
             auto work = asio::make_work_guard(executor);
             auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-            Enqueue(std::move(job),
-                    [shared, work = std::move(work)](std::exception_ptr ep) mutable {
-                        auto ex = work.get_executor();
-                        asio::post(ex, [shared, ep]() mutable { (*shared)(ep); });
-                        work.reset();
-                    });
+            Submit(std::move(job), [shared, work = std::move(work)](std::exception_ptr ep) mutable {
+                auto ex = work.get_executor();
+                asio::post(ex, [shared, ep]() mutable { (*shared)(ep); });
+                work.reset();
+            });
         },
         asio::use_awaitable);
 }
@@ -85,7 +84,7 @@ asio::awaitable<void> Database::Run(Job job) {
 void Database::RunSync(Job job) {
     std::promise<void> promise;
     auto future = promise.get_future();
-    Enqueue(std::move(job), [&promise](std::exception_ptr ep) {
+    Submit(std::move(job), [&promise](std::exception_ptr ep) {
         if (ep) {
             promise.set_exception(ep);
         } else {

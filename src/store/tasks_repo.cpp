@@ -2,6 +2,7 @@
 
 #include "genhost/core/ids.hpp"
 
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 
@@ -12,13 +13,21 @@ namespace {
 constexpr const char* kCreate = "tasks_create";
 constexpr const char* kCreateSql =
     "SELECT result, retry_after, (extract(epoch FROM created_at) * 1000000)::bigint"
-    " FROM genhost_create_task($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)";
+    " FROM genhost_create_tasks($1::jsonb)";
+// At most this many creations per transaction; migration 0004's k_margin depends on it.
+constexpr std::size_t kMaxCreateBatch = 64;
 
 constexpr const char* kGet = "tasks_get";
+// Many polls in one statement: an index scan of the primary key for every id of the batch; the
+// organization is compared by the caller, per poll. The array is read through a sub-select so
+// that the cached generic plan is used: with the array as a plan-time constant, PostgreSQL plans
+// every execution anew and tests each element against every partial index's predicate (0.30 ms
+// against 0.20 ms per batch of 5, measured with pgbench).
 constexpr const char* kGetSql =
     "SELECT id, endpoint, model, status, (extract(epoch FROM created_at) * 1000000)::bigint,"
-    " estimated_credits, progress, outputs, failure, failure_code"
-    " FROM tasks WHERE id = $1 AND org_id = $2 AND NOT deleted";
+    " estimated_credits, progress, outputs, failure, failure_code, org_id"
+    " FROM tasks WHERE id = ANY((SELECT $1::uuid[])::uuid[]) AND NOT deleted";
+constexpr std::size_t kMaxGetBatch = 64;
 
 constexpr const char* kCancel = "tasks_cancel";
 constexpr const char* kCancelSql = "SELECT result, outputs FROM genhost_cancel_task($1, $2, $3)";
@@ -77,6 +86,17 @@ constexpr const char* kThrottledGroupsSql =
 constexpr const char* kPromote = "tasks_promote";
 constexpr const char* kPromoteSql = "SELECT genhost_promote_throttled($1, $2, $3)";
 
+// Only finished tasks have finished_at (index tasks_finished).
+constexpr const char* kRetired = "tasks_retired";
+constexpr const char* kRetiredSql =
+    "SELECT id FROM tasks WHERE finished_at < now() - make_interval(secs => $1)"
+    " ORDER BY finished_at LIMIT $2";
+
+constexpr const char* kDeleteRetired = "tasks_delete_retired";
+constexpr const char* kDeleteRetiredSql =
+    "DELETE FROM tasks WHERE id = ANY($1::uuid[])"
+    " AND finished_at < now() - make_interval(secs => $2)";
+
 constexpr const char* kStatusCounts = "tasks_status_counts";
 constexpr const char* kStatusCountsSql =
     "SELECT status, count(*) FROM tasks WHERE NOT deleted GROUP BY status";
@@ -104,7 +124,96 @@ CancelResult ReadCancel(const pqxx::result& r) {
     return out;
 }
 
+TaskRecord ReadTask(const pqxx::row& row) {
+    TaskRecord t;
+    t.id = row[0].as<std::string>();
+    t.endpoint = row[1].as<std::string>();
+    t.model = row[2].as<std::string>();
+    t.status = row[3].as<std::string>();
+    t.created_at = SysTime{std::chrono::microseconds{row[4].as<long long>()}};
+    t.estimated_credits = row[5].as<double>();
+    if (!row[6].is_null()) t.progress = row[6].as<double>();
+    if (!row[7].is_null()) {
+        for (const auto& name : nlohmann::json::parse(row[7].as<std::string>())) {
+            t.outputs.push_back(name.get<std::string>());
+        }
+    }
+    t.failure = OptionalText(row[8]);
+    t.failure_code = OptionalText(row[9]);
+    return t;
+}
+
+// CreateBatchJson is the argument of genhost_create_tasks: one object per task, with the
+// validated input spliced in as it is (it is JSON text already).
+std::string CreateBatchJson(const std::vector<NewTask>& tasks) {
+    std::string out = "[";
+    for (const auto& t : tasks) {
+        if (out.size() > 1) out += ',';
+        std::string head = nlohmann::json{
+            {"id", t.id},
+            {"org_id", t.org_id},
+            {"endpoint", t.endpoint},
+            {"model", t.model},
+            {"limit_key", t.limit_key},
+            {"credits", t.estimated_credits},
+            {"max_concurrent", t.max_concurrent},
+            {"max_daily",
+             t.max_daily}}.dump();
+        head.pop_back();  // the closing brace
+        out += head;
+        out += ",\"input\":";
+        out += t.input_json;
+        out += '}';
+    }
+    out += ']';
+    return out;
+}
+
+std::vector<CreateResult> CreateBatch(pqxx::connection_base& c, const std::vector<NewTask>& tasks) {
+    pqxx::nontransaction n(c);
+    const auto r = n.exec_prepared(kCreate, CreateBatchJson(tasks));
+    std::vector<CreateResult> out(r.size());
+    for (std::size_t i = 0; i < r.size(); ++i) {
+        const std::string result = r[i][0].as<std::string>();
+        if (result == "rate_limited") {
+            out[i].kind = CreateResult::Kind::kRateLimited;
+            out[i].retry_after_seconds = r[i][1].as<int>();
+        } else {
+            out[i].status = result;
+            out[i].created_at = SysTime{std::chrono::microseconds{r[i][2].as<long long>()}};
+        }
+    }
+    return out;
+}
+
 }  // namespace
+
+TaskRepo::TaskRepo(Database& db)
+    : db_(db),
+      get_batch_(db, kMaxGetBatch,
+                 [](pqxx::connection_base& c, const std::vector<GetKey>& keys) {
+                     // Ids are checked UUIDs (Get), so the array literal needs no quoting.
+                     std::string ids = "{";
+                     for (const auto& k : keys) {
+                         if (ids.size() > 1) ids += ',';
+                         ids += k.id;
+                     }
+                     ids += '}';
+                     pqxx::nontransaction n(c);
+                     const auto r = n.exec_prepared(kGet, ids);
+                     std::vector<std::optional<TaskRecord>> out(keys.size());
+                     for (const auto& row : r) {
+                         const auto id = row[0].as<std::string>();
+                         const auto org = row[10].as<std::string>();
+                         for (std::size_t i = 0; i < keys.size(); ++i) {
+                             if (keys[i].id == id && keys[i].org_id == org) out[i] = ReadTask(row);
+                         }
+                     }
+                     return out;
+                 }),
+      create_batch_(db, kMaxCreateBatch, CreateBatch) {}
+
+TaskRepo::~TaskRepo() = default;
 
 void TaskRepo::Prepare(Database& db) {
     db.Prepare(kCreate, kCreateSql);
@@ -119,55 +228,22 @@ void TaskRepo::Prepare(Database& db) {
     db.Prepare(kRequeue, kRequeueSql);
     db.Prepare(kThrottledGroups, kThrottledGroupsSql);
     db.Prepare(kPromote, kPromoteSql);
+    db.Prepare(kRetired, kRetiredSql);
+    db.Prepare(kDeleteRetired, kDeleteRetiredSql);
     db.Prepare(kStatusCounts, kStatusCountsSql);
 }
 
 boost::asio::awaitable<CreateResult> TaskRepo::Create(NewTask task) {
-    CreateResult out;
-    co_await db_.Run([&](pqxx::connection_base& c) {
-        pqxx::nontransaction n(c);
-        const auto r = n.exec_prepared(kCreate, task.id, task.org_id, task.endpoint, task.model,
-                                       task.limit_key, task.input_json, task.estimated_credits,
-                                       task.max_concurrent, task.max_daily);
-        const std::string result = r[0][0].as<std::string>();
-        if (result == "rate_limited") {
-            out.kind = CreateResult::Kind::kRateLimited;
-            out.retry_after_seconds = r[0][1].as<int>();
-            return;
-        }
-        out.status = result;
-        out.created_at = SysTime{std::chrono::microseconds{r[0][2].as<long long>()}};
-    });
-    co_return out;
+    co_return co_await create_batch_.Submit(std::move(task));
 }
 
 boost::asio::awaitable<std::optional<TaskRecord>> TaskRepo::Get(std::string org_id,
                                                                 std::string id) {
-    std::optional<TaskRecord> out;
-    if (!IsUuid(id)) co_return out;
-    co_await db_.Run([&](pqxx::connection_base& c) {
-        pqxx::nontransaction n(c);
-        const auto r = n.exec_prepared(kGet, id, org_id);
-        if (r.empty()) return;
-        const auto& row = r[0];
-        TaskRecord t;
-        t.id = row[0].as<std::string>();
-        t.endpoint = row[1].as<std::string>();
-        t.model = row[2].as<std::string>();
-        t.status = row[3].as<std::string>();
-        t.created_at = SysTime{std::chrono::microseconds{row[4].as<long long>()}};
-        t.estimated_credits = row[5].as<double>();
-        if (!row[6].is_null()) t.progress = row[6].as<double>();
-        if (!row[7].is_null()) {
-            for (const auto& name : nlohmann::json::parse(row[7].as<std::string>())) {
-                t.outputs.push_back(name.get<std::string>());
-            }
-        }
-        t.failure = OptionalText(row[8]);
-        t.failure_code = OptionalText(row[9]);
-        out = std::move(t);
-    });
-    co_return out;
+    // Postgres prints uuids in lower case; compare in that form.
+    if (!IsUuid(id)) co_return std::nullopt;
+    for (auto& ch : id) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    GetKey key{std::move(org_id), std::move(id)};  // named: GCC 12 mishandles temporaries here
+    co_return co_await get_batch_.Submit(std::move(key));
 }
 
 boost::asio::awaitable<CancelResult> TaskRepo::Cancel(std::string org_id, std::string id,
@@ -292,6 +368,35 @@ int TaskRepo::PromoteSync(const std::string& org_id, const std::string& limit_ke
         count = n.exec_prepared(kPromote, org_id, limit_key, limit)[0][0].as<int>();
     });
     return count;
+}
+
+std::vector<std::string> TaskRepo::RetiredSync(double retention_seconds, int limit) {
+    std::vector<std::string> out;
+    db_.RunSync([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        for (const auto& row : n.exec_prepared(kRetired, retention_seconds, limit)) {
+            out.push_back(row[0].as<std::string>());
+        }
+    });
+    return out;
+}
+
+int TaskRepo::DeleteRetiredSync(const std::vector<std::string>& ids, double retention_seconds) {
+    if (ids.empty()) return 0;
+    std::string array = "{";
+    for (const auto& id : ids) {
+        if (!IsUuid(id)) continue;
+        if (array.size() > 1) array += ',';
+        array += id;
+    }
+    array += '}';
+    int deleted = 0;
+    db_.RunSync([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        deleted = static_cast<int>(
+            n.exec_prepared(kDeleteRetired, array, retention_seconds).affected_rows());
+    });
+    return deleted;
 }
 
 boost::asio::awaitable<std::map<std::string, long long>> TaskRepo::StatusCounts() {

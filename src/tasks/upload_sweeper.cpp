@@ -8,22 +8,16 @@ namespace genhost::tasks {
 
 UploadSweeper::UploadSweeper(UploadSweeperOptions options, store::UploadRepo& repo,
                              const outputs::UploadFolder& folder)
-    : options_(options), repo_(repo), folder_(folder) {}
+    : options_(options),
+      repo_(repo),
+      folder_(folder),
+      periodic_("upload sweep", options.interval, [this] { Run(); }) {}
 
 UploadSweeper::~UploadSweeper() { Stop(); }
 
-void UploadSweeper::Start() {
-    thread_ = std::thread([this] { Main(); });
-}
+void UploadSweeper::Start() { periodic_.Start(); }
 
-void UploadSweeper::Stop() {
-    {
-        std::lock_guard lock(mu_);
-        stop_ = true;
-    }
-    cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
-}
+void UploadSweeper::Stop() { periodic_.Stop(); }
 
 int UploadSweeper::SweepOnce() {
     int deleted = 0;
@@ -59,24 +53,13 @@ int UploadSweeper::RemoveOrphansOnce() {
     return removed;
 }
 
-void UploadSweeper::Main() {
-    auto next_orphan_scan = std::chrono::steady_clock::now();
-    for (;;) {
-        try {
-            if (const int n = SweepOnce(); n > 0) spdlog::info("deleted {} expired upload(s)", n);
-            if (std::chrono::steady_clock::now() >= next_orphan_scan) {
-                next_orphan_scan = std::chrono::steady_clock::now() + options_.orphan_scan_interval;
-                if (const int n = RemoveOrphansOnce(); n > 0) {
-                    spdlog::info("removed {} orphaned upload file(s)", n);
-                }
-            }
-        } catch (const store::DatabaseUnavailable&) {
-            // The database is away; the next sweep tries again.
-        } catch (const std::exception& e) {
-            spdlog::warn("upload sweep failed: {}", e.what());
+void UploadSweeper::Run() {
+    if (const int n = SweepOnce(); n > 0) spdlog::info("deleted {} expired upload(s)", n);
+    if (std::chrono::steady_clock::now() >= next_orphan_scan_) {
+        next_orphan_scan_ = std::chrono::steady_clock::now() + options_.orphan_scan_interval;
+        if (const int n = RemoveOrphansOnce(); n > 0) {
+            spdlog::info("removed {} orphaned upload file(s)", n);
         }
-        std::unique_lock lock(mu_);
-        if (cv_.wait_for(lock, options_.interval, [this] { return stop_; })) return;
     }
 }
 

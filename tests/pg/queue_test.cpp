@@ -4,10 +4,12 @@
 
 #include "genhost/auth/auth.hpp"
 #include "genhost/core/ids.hpp"
+#include "genhost/outputs/output_store.hpp"
 #include "genhost/store/database.hpp"
 #include "genhost/store/migrations.hpp"
 #include "genhost/store/orgs.hpp"
 #include "genhost/store/tasks_repo.hpp"
+#include "genhost/tasks/retention_sweeper.hpp"
 
 #include <gtest/gtest.h>
 #include <boost/asio/co_spawn.hpp>
@@ -15,6 +17,9 @@
 #include <boost/asio/use_future.hpp>
 #include <pqxx/pqxx>
 
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
 #include <future>
 #include <thread>
 
@@ -218,6 +223,147 @@ TEST_F(Queue, TheDailyLimitCountsPerModelAndRefusesWithoutStoring) {
     EXPECT_EQ(Status(refused), "missing");
     EXPECT_EQ(Create(NewUuid(), 10, 3, "gen4_image_turbo").kind,
               store::CreateResult::Kind::kCreated);
+}
+
+TEST_F(Queue, ConcurrentCreationsShareTransactionsAndKeepTheLimitsExact) {
+    // 300 creations at once, 250 allowed a day, 5 at a time: they are stored in batches (far
+    // fewer pool jobs than calls), and both limits hold exactly.
+    const auto jobs_before = pool_->Stats().jobs;
+    std::vector<std::string> ids;
+    std::vector<std::future<store::CreateResult>> results;
+    for (int i = 0; i < 300; ++i) {
+        ids.push_back(NewUuid());
+        store::NewTask t{ids.back(),
+                         org_,
+                         "text_to_image",
+                         "gen4_image",
+                         "gen4_image",
+                         R"({"model":"gen4_image"})",
+                         5,
+                         5,
+                         250};
+        results.push_back(asio::co_spawn(io_, tasks_->Create(t), asio::use_future));
+    }
+    io_.restart();
+    io_.run();
+    int created = 0, limited = 0, pending = 0;
+    for (auto& f : results) {
+        const auto r = f.get();
+        if (r.kind == store::CreateResult::Kind::kRateLimited) {
+            ++limited;
+            EXPECT_GT(r.retry_after_seconds, 24 * 3600 - 60);
+        } else {
+            ++created;
+            if (r.status == "PENDING") ++pending;
+        }
+    }
+    EXPECT_EQ(created, 250);
+    EXPECT_EQ(limited, 50);
+    EXPECT_EQ(pending, 5);
+    EXPECT_LT(pool_->Stats().jobs - jobs_before, 150u);
+    pqxx::connection conn(db_->dsn());
+    pqxx::nontransaction n(conn);
+    EXPECT_EQ(n.exec("SELECT count(*) FROM tasks")[0][0].as<int>(), 250);
+    EXPECT_EQ(n.exec("SELECT sum(count) FROM daily_generations")[0][0].as<int>(), 250);
+    EXPECT_EQ(n.exec("SELECT active FROM concurrency_slots")[0][0].as<int>(), 5);
+    // The first five stored are the PENDING ones: creation order is kept within a batch.
+    const auto first = n.exec(
+        "SELECT count(*) FROM (SELECT status FROM tasks ORDER BY created_at, id LIMIT 5) f"
+        " WHERE status = 'PENDING'");
+    EXPECT_EQ(first[0][0].as<int>(), 5);
+}
+
+TEST_F(Queue, ConcurrentPollsSeeOnlyTheirOwnOrganizationsTasks) {
+    const std::string other = orgs_->EnsureOrganizationSync("globex", 1, false).id;
+    const std::string mine = NewUuid();
+    ASSERT_EQ(Create(mine, 10, 100).kind, store::CreateResult::Kind::kCreated);
+    std::vector<std::future<std::optional<store::TaskRecord>>> own, foreign, missing;
+    for (int i = 0; i < 50; ++i) {
+        own.push_back(asio::co_spawn(io_, tasks_->Get(org_, mine), asio::use_future));
+        foreign.push_back(asio::co_spawn(io_, tasks_->Get(other, mine), asio::use_future));
+        missing.push_back(asio::co_spawn(io_, tasks_->Get(org_, NewUuid()), asio::use_future));
+    }
+    // Upper-case ids are the same task.
+    std::string upper = mine;
+    for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    auto upper_get = asio::co_spawn(io_, tasks_->Get(org_, upper), asio::use_future);
+    io_.restart();
+    io_.run();
+    for (auto& f : own) {
+        const auto t = f.get();
+        ASSERT_TRUE(t);
+        EXPECT_EQ(t->id, mine);
+        EXPECT_EQ(t->status, "PENDING");
+    }
+    for (auto& f : foreign) EXPECT_FALSE(f.get());
+    for (auto& f : missing) EXPECT_FALSE(f.get());
+    EXPECT_TRUE(upper_get.get());
+}
+
+TEST_F(Queue, ABatchFailsAsAWholeWithTheDatabaseError) {
+    // An organization that does not exist breaks the foreign key: the batch's transaction is
+    // rolled back and its callers get the error; nothing of it is stored.
+    store::NewTask bad{NewUuid(),
+                       NewUuid(),
+                       "text_to_image",
+                       "gen4_image",
+                       "gen4_image",
+                       R"({"model":"gen4_image"})",
+                       5,
+                       5,
+                       100};
+    auto f = asio::co_spawn(io_, tasks_->Create(bad), asio::use_future);
+    io_.restart();
+    io_.run();
+    EXPECT_THROW(f.get(), std::exception);
+    EXPECT_EQ(Create(NewUuid(), 5, 100).kind, store::CreateResult::Kind::kCreated);
+    pqxx::connection conn(db_->dsn());
+    pqxx::nontransaction n(conn);
+    EXPECT_EQ(n.exec("SELECT count(*) FROM tasks")[0][0].as<int>(), 1);
+}
+
+TEST_F(Queue, TasksPastTheirRetentionAreDeletedWithTheirOutputs) {
+    char tmpl[] = "/tmp/genhost-retention-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::filesystem::path dir = tmpl;
+    outputs::LocalOutputStore store(dir);
+    const std::string done = NewUuid(), cancelled = NewUuid(), recent = NewUuid(),
+                      waiting = NewUuid();
+    for (const auto& id : {done, recent, cancelled, waiting}) {
+        ASSERT_EQ(Create(id, 10, 100).kind, store::CreateResult::Kind::kCreated);
+    }
+    for (const auto& id : {done, recent}) {
+        const auto claimed = tasks_->ClaimSync("node", 30);
+        ASSERT_TRUE(claimed);
+        ASSERT_EQ(claimed->id, id);
+        store.Put(id, "x.png", "png bytes");
+        ASSERT_TRUE(tasks_->FinishSync(id, "node", "SUCCEEDED", {"x.png"}, "", ""));
+    }
+    EXPECT_EQ(tasks_->CancelSync(org_, cancelled, false).kind,
+              store::CancelResult::Kind::kCancelled);
+    {
+        pqxx::connection conn(db_->dsn());
+        pqxx::nontransaction n(conn);
+        n.exec("UPDATE tasks SET finished_at = now() - interval '31 days' WHERE id IN ('" + done +
+               "', '" + cancelled + "')");
+    }
+
+    tasks::RetentionOptions keep;
+    keep.retention = std::chrono::seconds(0);
+    EXPECT_EQ(tasks::RetentionSweeper(keep, *tasks_, store).SweepOnce(), 0);
+
+    tasks::RetentionOptions opts;  // 30 days
+    opts.batch = 1;                // several rounds
+    tasks::RetentionSweeper sweeper(opts, *tasks_, store);
+    EXPECT_EQ(sweeper.SweepOnce(), 2);
+    EXPECT_EQ(Status(done), "missing");
+    EXPECT_EQ(Status(cancelled), "missing");
+    EXPECT_FALSE(store.Stat(done, "x.png"));
+    EXPECT_EQ(Status(recent), "SUCCEEDED");
+    EXPECT_TRUE(store.Stat(recent, "x.png"));
+    EXPECT_EQ(Status(waiting), "PENDING");
+    EXPECT_EQ(sweeper.SweepOnce(), 0);
+    std::filesystem::remove_all(dir);
 }
 
 TEST_F(Queue, KeysResolveByHashAndDisabledKeysSaySo) {

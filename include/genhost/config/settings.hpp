@@ -47,6 +47,8 @@ struct Settings {
     std::size_t upload_max_bytes = 200 * 1024 * 1024;  // per ephemeral upload (docs/uploads.md)
     double upload_ttl_seconds = 24 * 3600;             // uploads expire and are deleted after it
     double upload_sweep_interval_seconds = 60;         // how often expired uploads are swept
+    double task_retention_seconds =
+        30 * 24 * 3600;  // finished tasks are deleted after it; 0: never
     // Asset fetching (docs/assets.md). Offline: URLs are accepted unfetched at request time and
     // fetched by the worker. The two test settings come from the environment only (no flag):
     // an extra trusted CA file and "name=127.0.0.1:port,..." test hosts on loopback.

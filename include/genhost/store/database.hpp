@@ -75,14 +75,19 @@ class Database {
     // RunSync executes `job` on a database thread and blocks the calling (non-I/O) thread.
     void RunSync(Job job);
 
+    // Submit queues `job` for a database thread and calls `done` on that thread afterwards, with
+    // the job's exception if it threw (DatabaseUnavailable for a lost or unreachable server).
+    // When no connection can be opened, `done` is called without running `job`; when the pool is
+    // stopped, that happens at once on the calling thread. The building block of Run, RunSync
+    // and Batcher.
+    void Submit(Job job, std::function<void(std::exception_ptr)> done);
+
     // Stats returns pool usage counters.
     PoolStats Stats() const;
 
     const std::string& dsn() const { return dsn_; }
 
   private:
-    using Task = std::function<void(pqxx::connection_base*, std::exception_ptr)>;
-    void Enqueue(Job job, std::function<void(std::exception_ptr)> done);
     void ThreadMain(int index);
 
     std::string dsn_;

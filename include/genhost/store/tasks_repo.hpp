@@ -13,6 +13,7 @@
 #pragma once
 
 #include "genhost/core/clock.hpp"
+#include "genhost/store/batcher.hpp"
 #include "genhost/store/database.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -83,15 +84,18 @@ struct ThrottledGroup {
 
 class TaskRepo {
   public:
-    explicit TaskRepo(Database& db) : db_(db) {}
+    explicit TaskRepo(Database& db);
+    ~TaskRepo();
 
     // Prepare registers this repository's statements with `db` (before db.Start()).
     static void Prepare(Database& db);
 
-    // Create stores `task` (committed before it returns) and notifies idle workers.
+    // Create stores `task` (committed before it returns) and notifies idle workers. Concurrent
+    // calls are stored together, in one transaction (see Batcher and migration 0004).
     boost::asio::awaitable<CreateResult> Create(NewTask task);
 
-    // Get returns the task `id` of organization `org_id`, unless deleted.
+    // Get returns the task `id` of organization `org_id`, unless deleted. Concurrent calls share
+    // one query (see Batcher).
     boost::asio::awaitable<std::optional<TaskRecord>> Get(std::string org_id, std::string id);
 
     // Cancel stops an unfinished task or, with `remove`, deletes a finished one (DELETE
@@ -127,11 +131,24 @@ class TaskRepo {
     // PromoteSync recounts a group's slots and promotes waiting tasks under `limit`.
     int PromoteSync(const std::string& org_id, const std::string& limit_key, int limit);
 
+    // RetiredSync lists up to `limit` finished tasks (SUCCEEDED, FAILED or CANCELLED) that
+    // finished more than `retention_seconds` ago, oldest first.
+    std::vector<std::string> RetiredSync(double retention_seconds, int limit);
+
+    // DeleteRetiredSync deletes those of `ids` that are still retired; returns how many.
+    int DeleteRetiredSync(const std::vector<std::string>& ids, double retention_seconds);
+
     // StatusCounts counts tasks by status (deleted ones excluded), for /metrics.
     boost::asio::awaitable<std::map<std::string, long long>> StatusCounts();
 
   private:
+    struct GetKey {
+        std::string org_id;
+        std::string id;
+    };
     Database& db_;
+    Batcher<GetKey, std::optional<TaskRecord>> get_batch_;
+    Batcher<NewTask, CreateResult> create_batch_;
 };
 
 }  // namespace genhost::store

@@ -10,12 +10,9 @@
 
 #include "genhost/outputs/upload_folder.hpp"
 #include "genhost/store/uploads_repo.hpp"
+#include "genhost/tasks/periodic.hpp"
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 
 namespace genhost::tasks {
 
@@ -48,15 +45,13 @@ class UploadSweeper {
     int RemoveOrphansOnce();
 
   private:
-    void Main();
+    void Run();
 
     UploadSweeperOptions options_;
     store::UploadRepo& repo_;
     const outputs::UploadFolder& folder_;
-    std::mutex mu_;
-    std::condition_variable cv_;
-    bool stop_ = false;
-    std::thread thread_;
+    std::chrono::steady_clock::time_point next_orphan_scan_{};
+    Periodic periodic_;
 };
 
 }  // namespace genhost::tasks
