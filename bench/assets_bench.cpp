@@ -45,7 +45,7 @@ struct Setup {
         char tmpl[] = "/tmp/genhost-assets-bench.XXXXXX";
         dir = mkdtemp(tmpl);
         image = genhost::testing::MakePng(600, 560, true);
-        video = genhost::testing::MakeMp4(1280, 720, 4.0, 24, true);
+        video = genhost::testing::MakeMp4(640, 360, 2.6, 10, true);  // about 10 MB
         const auto certs = genhost::testing::MakeTestCertificates({"assets.test"});
         server = std::make_unique<genhost::testing::TlsTestServer>(
             certs, [this](const genhost::testing::ReceivedRequest& r) {

@@ -11,7 +11,7 @@ namespace genhost::testing {
 std::string MakePng(int width, int height, bool noise = false);
 
 // MakeMp4 encodes `seconds` of `width` x `height` video at `fps` (MPEG-4 Part 2 in MP4); `noise`
-// makes every frame random, so the file is large (about width*height/5 bytes a frame).
+// makes every frame random, so the file is large (about 1.9 * width * height bytes a frame).
 std::string MakeMp4(int width, int height, double seconds, int fps = 10, bool noise = false);
 
 // MakeWav returns `seconds` of a 440 Hz tone, 16-bit mono PCM WAV at `rate`.
