@@ -12,6 +12,7 @@
 #include "genhost/media/audio.hpp"
 #include "genhost/media/video.hpp"
 #include "pipelines.hpp"
+#include "video_frame_pipeline.hpp"
 
 namespace genhost::providers {
 namespace {
@@ -174,25 +175,42 @@ std::vector<Output> VideoUpscale(const PipelineEnv& env, TaskContext& ctx) {
         ++written;
     };
 
-    RgbImage previous;
-    for (int i = 0; i < timing.frames; ++i) {
-        ctx.CheckCancelled();
-        RgbImage current = enhance(sampler.Get((i + 0.5) / timing.fps));
-        if (!boost) {
-            emit(std::move(current));
-        } else {
-            if (i > 0) {
-                RgbImage middle = edit::MotionBlend(previous, current);
-                emit(previous);
-                emit(std::move(middle));
+    {
+        // Frames are decoded and enhanced on a producer thread a few frames ahead of the
+        // encoder (as in text_to_video); only that thread touches the sampler. Without fpsBoost
+        // the grain is added there too (frame i is the i-th written). The pipeline is destroyed
+        // (its thread stopped and joined) before the writer finishes, on every path.
+        constexpr int kFramesAhead = 3;
+        FramePipeline pipeline(
+            timing.frames, out_w, out_h, kFramesAhead, [&](int i, RgbImage& out) {
+                out = enhance(sampler.Get((i + 0.5) / timing.fps));
+                if (!boost) {
+                    grain.Apply(out, grain_strength, static_cast<std::uint64_t>(i));
+                }
+            });
+        RgbImage previous;
+        for (int i = 0; i < timing.frames; ++i) {
+            ctx.CheckCancelled();
+            const RgbImage& current = pipeline.Next();
+            if (!boost) {
+                writer.WriteFrame(current);
+                ++written;
+            } else {
+                RgbImage copy = current;
+                if (i > 0) {
+                    RgbImage middle = edit::MotionBlend(previous, copy);
+                    emit(previous);
+                    emit(std::move(middle));
+                }
+                previous = std::move(copy);
             }
-            previous = std::move(current);
+            pipeline.Release();
+            ctx.Progress(0.3 + 0.68 * (i + 1) / timing.frames);
         }
-        ctx.Progress(0.3 + 0.68 * (i + 1) / timing.frames);
-    }
-    if (boost) {  // the last frame has no successor to blend with: it is held
-        emit(previous);
-        emit(previous);
+        if (boost) {  // the last frame has no successor to blend with: it is held
+            emit(previous);
+            emit(previous);
+        }
     }
     writer.Finish();
     ctx.Progress(1.0);
@@ -240,15 +258,25 @@ std::vector<Output> VideoToHdr(const PipelineEnv& env, TaskContext& ctx) {
     const std::string out_path =
         edit::OutputPath(ctx, "video_to_hdr." + std::string(media::VideoFormatExtension(*format)));
     media::VideoWriter writer(spec, out_path, track ? TrackSource(*track) : media::AudioSource{});
-    for (int i = 0; i < timing.frames; ++i) {
-        ctx.CheckCancelled();
-        const RgbImage& frame = sampler.Get((i + 0.5) / timing.fps);
-        if (frame.width == spec.width && frame.height == spec.height) {
-            writer.WriteFrame(frame);
-        } else {
-            writer.WriteFrame(edit::EvenSize(frame));
+    {
+        // Decoding runs on a producer thread a few frames ahead of the HDR conversion and the
+        // encoder (see video_upscale).
+        constexpr int kFramesAhead = 3;
+        FramePipeline pipeline(
+            timing.frames, spec.width, spec.height, kFramesAhead, [&](int i, RgbImage& out) {
+                const RgbImage& frame = sampler.Get((i + 0.5) / timing.fps);
+                if (frame.width == spec.width && frame.height == spec.height) {
+                    std::copy(frame.pixels.begin(), frame.pixels.end(), out.pixels.begin());
+                } else {
+                    out = edit::EvenSize(frame);
+                }
+            });
+        for (int i = 0; i < timing.frames; ++i) {
+            ctx.CheckCancelled();
+            writer.WriteFrame(pipeline.Next());
+            pipeline.Release();
+            ctx.Progress(0.3 + 0.68 * (i + 1) / timing.frames);
         }
-        ctx.Progress(0.3 + 0.68 * (i + 1) / timing.frames);
     }
     writer.Finish();
     ctx.Progress(1.0);
@@ -396,24 +424,34 @@ std::vector<Output> CharacterPerformance(const PipelineEnv& env, TaskContext& ct
     const double phase = static_cast<double>(edit::Mix64(seed) % 6283) / 1000.0;
     const double period = 3.0 + static_cast<double>(edit::Mix64(seed + 1) % 2000) / 1000.0;
     std::size_t cursor = 0;
-    RgbImage out(width, height);
-    for (int i = 0; i < spec.frame_count; ++i) {
-        ctx.CheckCancelled();
-        const double t = (i + 0.5) / kFps;
-        const Motion& m = MotionAt(track, t, cursor);
-        const double sway = 0.012 * std::sin(2 * M_PI * t / period + phase);
-        const double bob = 0.008 * std::sin(4 * M_PI * t / period + 2 * phase);
-        const double zoom = 1.12 + 0.14 * intensity * m.energy;
-        const double cx = 0.5 + body * 0.35 * (m.x - 0.5) + sway;
-        const double cy = 0.5 + body * 0.25 * (m.y - 0.5) + bob - 0.02 * intensity * m.energy;
-        const RgbImage& source = character_frames ? character_frames->Get(t) : still;
-        media::CameraView(source, zoom, std::clamp(cx, 0.0, 1.0), std::clamp(cy, 0.0, 1.0), out);
-        media::Grade grade;
-        grade.contrast = 1.0 + 0.12 * intensity * m.energy;
-        grade.brightness = 0.03 * intensity * m.energy;
-        media::ApplyGrade(grade, 1.0, out);
-        writer.WriteFrame(out);
-        ctx.Progress(0.3 + 0.68 * (i + 1) / spec.frame_count);
+    {
+        // Frames are drawn on a producer thread a few frames ahead of the encoder (see
+        // video_upscale); `cursor` and the character's sampler belong to that thread.
+        constexpr int kFramesAhead = 3;
+        FramePipeline pipeline(
+            spec.frame_count, width, height, kFramesAhead, [&](int i, RgbImage& out) {
+                const double t = (i + 0.5) / kFps;
+                const Motion& m = MotionAt(track, t, cursor);
+                const double sway = 0.012 * std::sin(2 * M_PI * t / period + phase);
+                const double bob = 0.008 * std::sin(4 * M_PI * t / period + 2 * phase);
+                const double zoom = 1.12 + 0.14 * intensity * m.energy;
+                const double cx = 0.5 + body * 0.35 * (m.x - 0.5) + sway;
+                const double cy =
+                    0.5 + body * 0.25 * (m.y - 0.5) + bob - 0.02 * intensity * m.energy;
+                const RgbImage& source = character_frames ? character_frames->Get(t) : still;
+                media::CameraView(source, zoom, std::clamp(cx, 0.0, 1.0), std::clamp(cy, 0.0, 1.0),
+                                  out);
+                media::Grade grade;
+                grade.contrast = 1.0 + 0.12 * intensity * m.energy;
+                grade.brightness = 0.03 * intensity * m.energy;
+                media::ApplyGrade(grade, 1.0, out);
+            });
+        for (int i = 0; i < spec.frame_count; ++i) {
+            ctx.CheckCancelled();
+            writer.WriteFrame(pipeline.Next());
+            pipeline.Release();
+            ctx.Progress(0.3 + 0.68 * (i + 1) / spec.frame_count);
+        }
     }
     writer.Finish();
     ctx.Progress(1.0);
