@@ -13,16 +13,7 @@ DURATION=${DURATION:-15}
 cmake --preset release >/dev/null
 cmake --build --preset release --target genhost >/dev/null
 
-work=$(mktemp -d /tmp/genhost-bench.XXXXXX)
-chmod 755 "$work"
-server_pid=""
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-  pg_stop "$work/pg" immediate
-  rm -rf "$work"
-}
-trap cleanup EXIT
-pg_start "$work/pg" off
+bench_workspace genhost-bench
 dsn="host=$work/pg/run dbname=genhost user=postgres"
 psql_() { as_pg_user "$PG_BIN/psql" -h "$work/pg/run" -U postgres -d genhost -Atq "$@"; }
 

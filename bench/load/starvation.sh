@@ -25,23 +25,15 @@ if [ -z "${BIN:-}" ]; then
   BIN=build/release/genhost
 fi
 
-work=$(mktemp -d /tmp/genhost-starve.XXXXXX)
-chmod 755 "$work"
-server_pid=""
 refill_pid=""
 stop_server() {
-  [ -n "$refill_pid" ] && kill "$refill_pid" 2>/dev/null && wait "$refill_pid" 2>/dev/null || true
+  stop_pid "$refill_pid"
   refill_pid=""
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
+  stop_pid "$server_pid"
   server_pid=""
 }
-cleanup() {
-  stop_server
-  pg_stop "$work/pg" immediate
-  rm -rf "$work"
-}
-trap cleanup EXIT
-pg_start "$work/pg" off
+bench_before_cleanup() { stop_server; }
+bench_workspace genhost-starve
 psql_() { as_pg_user "$PG_BIN/psql" -h "$work/pg/run" -U postgres -Atq "$@"; }
 
 key="key_$(od -An -tx1 -N64 /dev/urandom | tr -d ' \n')"

@@ -16,16 +16,7 @@ if [ -z "${BIN:-}" ]; then
   BIN=build/release/genhost
 fi
 
-work=$(mktemp -d /tmp/genhost-pipelines.XXXXXX)
-chmod 755 "$work"
-server_pid=""
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-  pg_stop "$work/pg" immediate
-  rm -rf "$work"
-}
-trap cleanup EXIT
-pg_start "$work/pg" off
+bench_workspace genhost-pipelines
 key="key_$(head -c 64 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 port=18282
 DATABASE_URL="host=$work/pg/run dbname=postgres user=postgres" GENHOST_API_KEY="$key" \

@@ -21,16 +21,7 @@ if [ -z "$bin" ]; then
 fi
 command -v curl >/dev/null || install_packages curl
 
-work=$(mktemp -d /tmp/genhost-upload-bench.XXXXXX)
-chmod 755 "$work"
-server_pid=""
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-  pg_stop "$work/pg" immediate
-  rm -rf "$work"
-}
-trap cleanup EXIT
-pg_start "$work/pg" off
+bench_workspace genhost-upload-bench
 dsn="host=$work/pg/run dbname=genhost user=postgres"
 key="key_$(od -An -tx1 -N64 /dev/urandom | tr -d ' \n')"
 port=18282

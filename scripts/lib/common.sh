@@ -79,3 +79,27 @@ pg_start() {
 pg_stop() {
   as_pg_user "$PG_BIN/pg_ctl" -D "$1/data" -m "${2:-fast}" -w stop >/dev/null 2>&1 || true
 }
+
+# stop_pid PID: stops a child process of this shell and waits for it; nothing when PID is empty.
+stop_pid() {
+  [ -n "$1" ] && kill "$1" 2>/dev/null && wait "$1" 2>/dev/null || true
+}
+
+# bench_workspace NAME: for the bench scripts. Makes $work (a temporary directory the postgres
+# user can read), starts a private PostgreSQL in $work/pg with fsync off, and on exit runs
+# bench_before_cleanup (when the script defines it), stops the server whose pid is in
+# $server_pid, stops the cluster and removes $work.
+bench_workspace() {
+  work=$(mktemp -d "/tmp/$1.XXXXXX")
+  chmod 755 "$work"
+  server_pid=""
+  trap bench_cleanup EXIT
+  pg_start "$work/pg" off
+}
+
+bench_cleanup() {
+  if declare -F bench_before_cleanup >/dev/null; then bench_before_cleanup; fi
+  stop_pid "$server_pid"
+  pg_stop "$work/pg" immediate
+  rm -rf "$work"
+}
