@@ -10,8 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,6 +17,7 @@
 #include "genhost/core/crypto.hpp"
 #include "genhost/media/image.hpp"
 #include "genhost/providers/builtin.hpp"
+#include "provider_test_catalog.hpp"
 
 namespace genhost::providers {
 namespace {
@@ -28,19 +27,7 @@ using ::testing::HasSubstr;
 
 constexpr char kTaskId[] = "0f8b1c2e-1111-4222-8333-444455556666";
 
-std::string ReadFile(const std::string& relative) {
-    std::ifstream in(std::string(GENHOST_SOURCE_DIR) + "/" + relative, std::ios::binary);
-    EXPECT_TRUE(in) << relative;
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-const catalog::Catalog& TheCatalog() {
-    static const auto catalog =
-        catalog::Catalog::Load(ReadFile("schemas/models.json"), ReadFile("schemas/tiers.json"));
-    return *catalog;
-}
+using test::TheCatalog;
 
 // PngSize reads width and height from the IHDR chunk, which must come first.
 std::pair<int, int> PngSize(const std::string& png) {
