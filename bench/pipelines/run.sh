@@ -161,9 +161,11 @@ run_case_sh "text_to_speech (espeak-ng, MP3)" text_to_speech \
 run_case "voice_isolation (MP3)" voice_isolation \
   "$(body iso '{"model":"voice_isolation","audioUri":"$wav"}')" \
   -i "$work/in.wav" -af "highpass=f=80,afftdn=nr=20" -ar 44100 -c:a libmp3lame "$work/ff.mp3"
-run_case "speech_to_speech (MP3)" speech_to_speech \
+run_case "speech_to_speech (MP3; rubberband)" speech_to_speech \
   "$(body sts '{"model":"voice_multilingual_sts_v2","media":{"type":"audio","uri":"$wav"},"voice":{"type":"service-preset","presetId":"Maya"}}')" \
-  -i "$work/in.wav" -af "asetrate=22050*1.25,aresample=44100,atempo=0.8" -c:a libmp3lame "$work/ff.mp3"
+  -i "$work/in.wav" \
+  -af "rubberband=pitch=1.1:formant=preserved,asetrate=22050*1.1,aresample=44100,atempo=0.909,equalizer=f=3000:t=q:w=1:g=2" \
+  -c:a libmp3lame "$work/ff.mp3"
 run_case_sh "voice_dubbing es (MP3)" voice_dubbing \
   "$(body dub '{"model":"voice_dubbing","audioUri":"$wav","targetLang":"es"}')" \
   "espeak-ng -v es -w '$work/dub.wav' 'Esta voz fue doblada automaticamente.' && ffmpeg -hide_banner -loglevel error -y -i '$work/in.wav' -i '$work/dub.wav' -filter_complex '[0:a]afftdn=nr=40[bg];[bg][1:a]amix=inputs=2:duration=first' -ar 44100 -c:a libmp3lame '$work/ff.mp3'"
