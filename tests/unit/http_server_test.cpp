@@ -33,6 +33,7 @@
 
 #include "genhost/core/ids.hpp"
 #include "genhost/http/server.hpp"
+#include "http_test_client.hpp"
 
 namespace genhost::http {
 namespace {
@@ -46,8 +47,8 @@ using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-using StringResponse = bhttp::response<bhttp::string_body>;
-using StringRequest = bhttp::request<bhttp::string_body>;
+using test::StringRequest;
+using test::StringResponse;
 
 constexpr char kSecret[] = "hunter2-connection-string";
 
@@ -86,73 +87,7 @@ std::shared_ptr<CaptureSink>& Sink() {
     return sink;
 }
 
-// Client is one blocking connection to the server.
-class Client {
-  public:
-    explicit Client(unsigned short port) : stream_(io_) {
-        stream_.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
-        watchdog_ = std::thread([this] {
-            std::unique_lock lock(mu_);
-            if (!cv_.wait_for(lock, 10s, [this] { return done_; })) {
-                ADD_FAILURE() << "client watchdog fired: the test hung";
-                ::shutdown(stream_.socket().native_handle(), SHUT_RDWR);
-            }
-        });
-    }
-    ~Client() {
-        {
-            std::lock_guard lock(mu_);
-            done_ = true;
-        }
-        cv_.notify_all();
-        watchdog_.join();
-    }
-
-    void WriteRaw(std::string_view raw) { asio::write(stream_.socket(), asio::buffer(raw)); }
-
-    void Send(StringRequest req) {
-        req.prepare_payload();
-        bhttp::write(stream_, req);
-    }
-
-    StringResponse Read() {
-        StringResponse res;
-        bhttp::read(stream_, buffer_, res);
-        return res;
-    }
-
-    StringResponse Roundtrip(StringRequest req) {
-        Send(std::move(req));
-        return Read();
-    }
-
-    // ReadHeadResponse reads a response to HEAD: headers only, whatever Content-Length says.
-    bhttp::response<bhttp::empty_body> ReadHead() {
-        bhttp::response_parser<bhttp::empty_body> parser;
-        parser.skip(true);
-        bhttp::read(stream_, buffer_, parser);
-        return parser.release();
-    }
-
-    // ReadError reads and returns the error of the next read (expecting the server to close).
-    beast::error_code ReadError() {
-        StringResponse res;
-        beast::error_code ec;
-        bhttp::read(stream_, buffer_, res, ec);
-        return ec;
-    }
-
-    std::size_t Buffered() const { return buffer_.size(); }
-
-  private:
-    asio::io_context io_;
-    beast::tcp_stream stream_;
-    beast::flat_buffer buffer_;
-    std::thread watchdog_;
-    std::mutex mu_;
-    std::condition_variable cv_;
-    bool done_ = false;
-};
+using Client = test::TestClient;
 
 StringRequest Get(std::string target, bhttp::verb verb = bhttp::verb::get) {
     StringRequest req{verb, target, 11};
@@ -160,10 +95,7 @@ StringRequest Get(std::string target, bhttp::verb verb = bhttp::verb::get) {
     return req;
 }
 
-bool IsClosed(const beast::error_code& ec) {
-    return ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
-           ec == asio::error::connection_reset;
-}
+using test::IsClosed;
 
 class ServerTest : public ::testing::Test {
   protected:

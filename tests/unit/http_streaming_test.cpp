@@ -28,6 +28,7 @@
 #include <thread>
 
 #include "genhost/http/server.hpp"
+#include "http_test_client.hpp"
 
 namespace genhost::http {
 namespace {
@@ -40,70 +41,9 @@ using json = nlohmann::json;
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 
-using StringResponse = bhttp::response<bhttp::string_body>;
+using test::StringResponse;
 
-// Client is one blocking connection with a watchdog.
-class Client {
-  public:
-    explicit Client(unsigned short port) : stream_(io_) {
-        stream_.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
-        watchdog_ = std::thread([this] {
-            std::unique_lock lock(mu_);
-            if (!cv_.wait_for(lock, 10s, [this] { return done_; })) {
-                ADD_FAILURE() << "client watchdog fired: the test hung";
-                ::shutdown(stream_.socket().native_handle(), SHUT_RDWR);
-            }
-        });
-    }
-    ~Client() {
-        {
-            std::lock_guard lock(mu_);
-            done_ = true;
-        }
-        cv_.notify_all();
-        watchdog_.join();
-    }
-
-    void Write(std::string_view raw) { asio::write(stream_.socket(), asio::buffer(raw)); }
-
-    // TryWrite writes and reports whether the server still took the bytes.
-    bool TryWrite(std::string_view raw) {
-        beast::error_code ec;
-        asio::write(stream_.socket(), asio::buffer(raw), ec);
-        return !ec;
-    }
-
-    StringResponse Read() {
-        StringResponse res;
-        bhttp::read(stream_, buffer_, res);
-        return res;
-    }
-
-    // ReadInterim reads a 1xx response (headers only).
-    bhttp::response<bhttp::empty_body> ReadInterim() {
-        bhttp::response_parser<bhttp::empty_body> parser;
-        bhttp::read_header(stream_, buffer_, parser);
-        return parser.release();
-    }
-
-    // Closed reports whether the server closed the connection (after any buffered response).
-    bool Closed() {
-        StringResponse res;
-        beast::error_code ec;
-        bhttp::read(stream_, buffer_, res, ec);
-        return ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
-               ec == asio::error::connection_reset;
-    }
-
-  private:
-    asio::io_context io_;
-    beast::tcp_stream stream_;
-    beast::flat_buffer buffer_;
-    std::thread watchdog_;
-    std::mutex mu_;
-    std::condition_variable cv_;
-    bool done_ = false;
-};
+using Client = test::TestClient;
 
 std::string PostHead(const std::string& target, std::uint64_t length,
                      const std::string& extra = "") {
@@ -222,7 +162,7 @@ class StreamingTest : public ::testing::Test {
 TEST_F(StreamingTest, HandlerReadsABodyLargerThanTheServerLimitInChunks) {
     const std::string body = Pattern(200 * 1024);
     Client c(server_->Port());
-    c.Write(PostHead("/stream/a?x=1", body.size()) + body);
+    c.WriteRaw(PostHead("/stream/a?x=1", body.size()) + body);
     const auto res = c.Read();
     ASSERT_EQ(res.result_int(), 200) << res.body();
     const auto j = json::parse(res.body());
@@ -240,13 +180,13 @@ TEST_F(StreamingTest, KeepsTheConnectionAfterAFullyReadBody) {
     Client c(server_->Port());
     for (int i = 0; i < 3; ++i) {
         const std::string body = Pattern(5000 + i);
-        c.Write(PostHead("/stream/k", body.size()) + body);
+        c.WriteRaw(PostHead("/stream/k", body.size()) + body);
         const auto res = c.Read();
         ASSERT_EQ(res.result_int(), 200);
         EXPECT_TRUE(res.keep_alive());
         EXPECT_EQ(json::parse(res.body())["bytes"], body.size());
     }
-    c.Write("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n");
+    c.WriteRaw("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n");
     EXPECT_EQ(c.Read().result_int(), 200);
 }
 
@@ -254,7 +194,7 @@ TEST_F(StreamingTest, ReadsAChunkedBodyAndAnEmptyOne) {
     const std::string a = Pattern(3000);
     const std::string b = Pattern(70000);
     Client c(server_->Port());
-    c.Write(ChunkedHead("/stream/c") + Chunk(a) + Chunk(b) + "0\r\n\r\n");
+    c.WriteRaw(ChunkedHead("/stream/c") + Chunk(a) + Chunk(b) + "0\r\n\r\n");
     auto res = c.Read();
     ASSERT_EQ(res.result_int(), 200);
     auto j = json::parse(res.body());
@@ -262,7 +202,7 @@ TEST_F(StreamingTest, ReadsAChunkedBodyAndAnEmptyOne) {
     EXPECT_EQ(j["sum"], Sum(a + b));
     EXPECT_TRUE(j["announced"].is_null());
 
-    c.Write(PostHead("/stream/empty", 0));
+    c.WriteRaw(PostHead("/stream/empty", 0));
     res = c.Read();
     ASSERT_EQ(res.result_int(), 200);
     j = json::parse(res.body());
@@ -272,7 +212,7 @@ TEST_F(StreamingTest, ReadsAChunkedBodyAndAnEmptyOne) {
 
 TEST_F(StreamingTest, AnnouncedLengthPastTheRouteLimitIs413BeforeTheHandler) {
     Client c(server_->Port());
-    c.Write(PostHead("/stream/big", kRouteLimit + 1));
+    c.WriteRaw(PostHead("/stream/big", kRouteLimit + 1));
     const auto res = c.Read();
     EXPECT_EQ(res.result_int(), 413);
     EXPECT_THAT(res.body(), HasSubstr("Request body too large"));
@@ -283,7 +223,7 @@ TEST_F(StreamingTest, AnnouncedLengthPastTheRouteLimitIs413BeforeTheHandler) {
 TEST_F(StreamingTest, ExactlyTheRouteLimitIsAccepted) {
     const std::string body = Pattern(kRouteLimit);
     Client c(server_->Port());
-    c.Write(PostHead("/stream/edge", body.size()) + body);
+    c.WriteRaw(PostHead("/stream/edge", body.size()) + body);
     const auto res = c.Read();
     ASSERT_EQ(res.result_int(), 200);
     EXPECT_EQ(json::parse(res.body())["bytes"], kRouteLimit);
@@ -291,7 +231,7 @@ TEST_F(StreamingTest, ExactlyTheRouteLimitIsAccepted) {
 
 TEST_F(StreamingTest, ChunkedBodyPastTheRouteLimitFailsTheReadWith413) {
     Client c(server_->Port());
-    c.Write(ChunkedHead("/stream/chunky"));
+    c.WriteRaw(ChunkedHead("/stream/chunky"));
     const std::string piece = Pattern(64 * 1024);
     bool writing = true;
     for (int i = 0; i < 6 && writing; ++i) writing = c.TryWrite(Chunk(piece));
@@ -306,7 +246,7 @@ TEST_F(StreamingTest, AnswerBeforeReadingReachesTheClientAndClosesTheConnection)
     Client c(server_->Port());
     // The whole body is sent although the handler never reads it: the client still gets the
     // response (no reset), and the connection is closed after it.
-    c.Write(PostHead("/refuse", body.size()) + body);
+    c.WriteRaw(PostHead("/refuse", body.size()) + body);
     const auto res = c.Read();
     EXPECT_EQ(res.result_int(), 403);
     EXPECT_EQ(json::parse(res.body())["error"], "No");
@@ -318,10 +258,10 @@ TEST_F(StreamingTest, AnswerBeforeReadingReachesTheClientAndClosesTheConnection)
 TEST_F(StreamingTest, ExpectContinueIsAnsweredWhenTheHandlerReads) {
     const std::string body = Pattern(4096);
     Client c(server_->Port());
-    c.Write(PostHead("/stream/e", body.size(), "Expect: 100-continue\r\n"));
+    c.WriteRaw(PostHead("/stream/e", body.size(), "Expect: 100-continue\r\n"));
     const auto interim = c.ReadInterim();
     EXPECT_EQ(interim.result_int(), 100);
-    c.Write(body);
+    c.WriteRaw(body);
     const auto res = c.Read();
     ASSERT_EQ(res.result_int(), 200);
     EXPECT_EQ(json::parse(res.body())["bytes"], body.size());
@@ -329,7 +269,7 @@ TEST_F(StreamingTest, ExpectContinueIsAnsweredWhenTheHandlerReads) {
 
 TEST_F(StreamingTest, ExpectContinueIsNotAnsweredWhenTheHandlerRefuses) {
     Client c(server_->Port());
-    c.Write(PostHead("/refuse", 200 * 1024, "Expect: 100-continue\r\n"));
+    c.WriteRaw(PostHead("/refuse", 200 * 1024, "Expect: 100-continue\r\n"));
     // The final response comes straight away: the client never has to send the body.
     const auto res = c.Read();
     EXPECT_EQ(res.result_int(), 403);
@@ -339,7 +279,7 @@ TEST_F(StreamingTest, ExpectContinueIsNotAnsweredWhenTheHandlerRefuses) {
 TEST_F(StreamingTest, AStalledBodyTimesOutPerRead) {
     StartServer(300ms);
     Client c(server_->Port());
-    c.Write(PostHead("/stream/slow", 10000) + Pattern(2000));
+    c.WriteRaw(PostHead("/stream/slow", 10000) + Pattern(2000));
     const auto started = std::chrono::steady_clock::now();
     // The timed-out stream is closed: the handler's 400 may or may not make it out first.
     EXPECT_TRUE(c.Closed() || c.Closed());
@@ -355,7 +295,7 @@ TEST_F(StreamingTest, AStalledBodyTimesOutPerRead) {
 TEST_F(StreamingTest, ATruncatedBodyFailsTheRead) {
     {
         Client c(server_->Port());
-        c.Write(PostHead("/stream/cut", 10000) + Pattern(3000));
+        c.WriteRaw(PostHead("/stream/cut", 10000) + Pattern(3000));
         // The client goes away mid-body.
     }
     const auto deadline = std::chrono::steady_clock::now() + 3s;
@@ -367,17 +307,17 @@ TEST_F(StreamingTest, ATruncatedBodyFailsTheRead) {
 
 TEST_F(StreamingTest, OrdinaryRoutesKeepTheServerLimitAndMethodRules) {
     Client c(server_->Port());
-    c.Write(PostHead("/echo", 10) + "0123456789");
+    c.WriteRaw(PostHead("/echo", 10) + "0123456789");
     auto res = c.Read();
     EXPECT_EQ(res.result_int(), 200);
     EXPECT_EQ(res.body(), "0123456789");
-    c.Write("GET /stream/a HTTP/1.1\r\nHost: t\r\n\r\n");
+    c.WriteRaw("GET /stream/a HTTP/1.1\r\nHost: t\r\n\r\n");
     res = c.Read();
     EXPECT_EQ(res.result_int(), 405);
     EXPECT_EQ(res[bhttp::field::allow], "POST");
-    c.Write(PostHead("/nowhere", 3) + "abc");
+    c.WriteRaw(PostHead("/nowhere", 3) + "abc");
     EXPECT_EQ(c.Read().result_int(), 404);
-    c.Write(PostHead("/echo", 2000));
+    c.WriteRaw(PostHead("/echo", 2000));
     res = c.Read();
     EXPECT_EQ(res.result_int(), 413);  // the server-wide limit (1024) still holds
     EXPECT_EQ(calls_.load(), 0);
@@ -391,9 +331,9 @@ TEST_F(StreamingTest, ManyConcurrentStreamsEachGetTheirOwnBody) {
         threads.emplace_back([&, i] {
             const std::string body = Pattern(100000 + i * 1000);
             Client c(server_->Port());
-            c.Write(PostHead("/stream/p" + std::to_string(i), body.size()));
+            c.WriteRaw(PostHead("/stream/p" + std::to_string(i), body.size()));
             for (std::size_t at = 0; at < body.size(); at += 7000) {
-                c.Write(std::string_view(body).substr(at, 7000));
+                c.WriteRaw(std::string_view(body).substr(at, 7000));
             }
             const auto res = c.Read();
             const auto j = json::parse(res.body());
