@@ -192,15 +192,11 @@ TaskRepo::TaskRepo(Database& db)
     : db_(db),
       get_batch_(db, kMaxGetBatch,
                  [](pqxx::connection_base& c, const std::vector<GetKey>& keys) {
-                     // Ids are checked UUIDs (Get), so the array literal needs no quoting.
-                     std::string ids = "{";
-                     for (const auto& k : keys) {
-                         if (ids.size() > 1) ids += ',';
-                         ids += k.id;
-                     }
-                     ids += '}';
                      pqxx::nontransaction n(c);
-                     const auto r = n.exec_prepared(kGet, ids);
+                     const auto r = n.exec_prepared(
+                         kGet, UuidArray(keys, [](const GetKey& k) -> const std::string& {
+                             return k.id;
+                         }));
                      std::vector<std::optional<TaskRecord>> out(keys.size());
                      for (const auto& row : r) {
                          const auto id = row[0].as<std::string>();
@@ -382,14 +378,8 @@ std::vector<std::string> TaskRepo::RetiredSync(double retention_seconds, int lim
 }
 
 int TaskRepo::DeleteRetiredSync(const std::vector<std::string>& ids, double retention_seconds) {
-    if (ids.empty()) return 0;
-    std::string array = "{";
-    for (const auto& id : ids) {
-        if (!IsUuid(id)) continue;
-        if (array.size() > 1) array += ',';
-        array += id;
-    }
-    array += '}';
+    const std::string array = UuidArray(ids);
+    if (array == "{}") return 0;
     int deleted = 0;
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);

@@ -188,15 +188,8 @@ std::vector<std::string> UploadRepo::DeleteExpiredSync(int limit) {
 
 std::vector<std::string> UploadRepo::ExistingSync(const std::vector<std::string>& ids) {
     std::vector<std::string> out;
-    // An array literal of validated UUIDs, passed as a parameter value (never as SQL).
-    std::string array = "{";
-    for (const auto& id : ids) {
-        if (!IsUuid(id)) continue;
-        if (array.size() > 1) array += ",";
-        array += id;
-    }
-    array += "}";
-    if (array.size() == 2) return out;
+    const std::string array = UuidArray(ids);
+    if (array == "{}") return out;
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
         for (const auto& row : n.exec_prepared(kExisting, array)) {

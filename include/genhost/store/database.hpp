@@ -10,12 +10,15 @@
 // server is unreachable, jobs fail fast with DatabaseUnavailable, which the HTTP layer maps to 503.
 #pragma once
 
+#include "genhost/core/ids.hpp"
+
 #include <boost/asio/awaitable.hpp>
 
 #include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -106,6 +109,22 @@ class Database {
     std::atomic<std::uint64_t> jobs_{0};
     std::atomic<std::uint64_t> failures_{0};
 };
+
+// UuidArray returns a PostgreSQL array literal of the canonical UUIDs among `proj(item)` for the
+// items of `items` (others are skipped), e.g. "{a,b}": the value of a `$n::uuid[]` parameter,
+// never spliced into SQL. Empty input gives "{}".
+template <class Range, class Proj = std::identity>
+std::string UuidArray(const Range& items, Proj proj = {}) {
+    std::string out = "{";
+    for (const auto& item : items) {
+        const std::string& id = proj(item);
+        if (!IsUuid(id)) continue;
+        if (out.size() > 1) out += ',';
+        out += id;
+    }
+    out += '}';
+    return out;
+}
 
 // IsConnectionError reports whether `e` means the database is unreachable rather than a query
 // error (used by code that talks to libpqxx outside the pool, e.g. the notification listener).
