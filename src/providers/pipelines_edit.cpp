@@ -168,49 +168,45 @@ std::vector<Output> VideoUpscale(const PipelineEnv& env, TaskContext& ctx) {
         edit::UnsharpMask(image, 1, 1.5 * sharpen);
         return edit::LanczosResize(image, out_w, out_h);
     };
-    std::uint64_t written = 0;
-    auto emit = [&](RgbImage frame) {
-        grain.Apply(frame, grain_strength, written);
-        writer.WriteFrame(frame);
-        ++written;
+    // Frames are decoded and enhanced on a producer thread a few frames ahead of the encoder
+    // (as in text_to_video); only that thread touches the sampler.
+    auto enhanced = [&](int i, RgbImage& out) {
+        out = enhance(sampler.Get((i + 0.5) / timing.fps));
     };
-
-    {
-        // Frames are decoded and enhanced on a producer thread a few frames ahead of the
-        // encoder (as in text_to_video); only that thread touches the sampler. Without fpsBoost
-        // the grain is added there too (frame i is the i-th written). The pipeline is destroyed
-        // (its thread stopped and joined) before the writer finishes, on every path.
-        constexpr int kFramesAhead = 3;
-        FramePipeline pipeline(
-            timing.frames, out_w, out_h, kFramesAhead, [&](int i, RgbImage& out) {
-                out = enhance(sampler.Get((i + 0.5) / timing.fps));
-                if (!boost) {
-                    grain.Apply(out, grain_strength, static_cast<std::uint64_t>(i));
-                }
-            });
+    if (!boost) {
+        // Frame i is the i-th written, so its grain is added on the producer thread too.
+        EncodeAhead(
+            ctx, writer, timing.frames, out_w, out_h,
+            [&](int i, RgbImage& out) {
+                enhanced(i, out);
+                grain.Apply(out, grain_strength, static_cast<std::uint64_t>(i));
+            },
+            0.3, 0.68);
+    } else {
+        // fpsBoost: a blended frame between each pair; the last frame has no successor to
+        // blend with, so it is held. The pipeline is stopped and joined before Finish.
+        std::uint64_t written = 0;
+        auto emit = [&](RgbImage frame) {
+            grain.Apply(frame, grain_strength, written);
+            writer.WriteFrame(frame);
+            ++written;
+        };
+        FramePipeline pipeline(timing.frames, out_w, out_h, kFramesAhead, enhanced);
         RgbImage previous;
         for (int i = 0; i < timing.frames; ++i) {
             ctx.CheckCancelled();
-            const RgbImage& current = pipeline.Next();
-            if (!boost) {
-                writer.WriteFrame(current);
-                ++written;
-            } else {
-                RgbImage copy = current;
-                if (i > 0) {
-                    RgbImage middle = edit::MotionBlend(previous, copy);
-                    emit(previous);
-                    emit(std::move(middle));
-                }
-                previous = std::move(copy);
-            }
+            RgbImage current = pipeline.Next();
             pipeline.Release();
+            if (i > 0) {
+                RgbImage middle = edit::MotionBlend(previous, current);
+                emit(previous);
+                emit(std::move(middle));
+            }
+            previous = std::move(current);
             ctx.Progress(0.3 + 0.68 * (i + 1) / timing.frames);
         }
-        if (boost) {  // the last frame has no successor to blend with: it is held
-            emit(previous);
-            emit(previous);
-        }
+        emit(previous);
+        emit(previous);
     }
     writer.Finish();
     ctx.Progress(1.0);
@@ -258,26 +254,19 @@ std::vector<Output> VideoToHdr(const PipelineEnv& env, TaskContext& ctx) {
     const std::string out_path =
         edit::OutputPath(ctx, "video_to_hdr." + std::string(media::VideoFormatExtension(*format)));
     media::VideoWriter writer(spec, out_path, track ? TrackSource(*track) : media::AudioSource{});
-    {
-        // Decoding runs on a producer thread a few frames ahead of the HDR conversion and the
-        // encoder (see video_upscale).
-        constexpr int kFramesAhead = 3;
-        FramePipeline pipeline(
-            timing.frames, spec.width, spec.height, kFramesAhead, [&](int i, RgbImage& out) {
-                const RgbImage& frame = sampler.Get((i + 0.5) / timing.fps);
-                if (frame.width == spec.width && frame.height == spec.height) {
-                    std::copy(frame.pixels.begin(), frame.pixels.end(), out.pixels.begin());
-                } else {
-                    out = edit::EvenSize(frame);
-                }
-            });
-        for (int i = 0; i < timing.frames; ++i) {
-            ctx.CheckCancelled();
-            writer.WriteFrame(pipeline.Next());
-            pipeline.Release();
-            ctx.Progress(0.3 + 0.68 * (i + 1) / timing.frames);
-        }
-    }
+    // Decoding runs on a producer thread a few frames ahead of the HDR conversion and the
+    // encoder (see video_upscale).
+    EncodeAhead(
+        ctx, writer, timing.frames, spec.width, spec.height,
+        [&](int i, RgbImage& out) {
+            const RgbImage& frame = sampler.Get((i + 0.5) / timing.fps);
+            if (frame.width == spec.width && frame.height == spec.height) {
+                std::copy(frame.pixels.begin(), frame.pixels.end(), out.pixels.begin());
+            } else {
+                out = edit::EvenSize(frame);
+            }
+        },
+        0.3, 0.68);
     writer.Finish();
     ctx.Progress(1.0);
     return {VideoOutput(out_path, spec.format)};
@@ -424,35 +413,27 @@ std::vector<Output> CharacterPerformance(const PipelineEnv& env, TaskContext& ct
     const double phase = static_cast<double>(edit::Mix64(seed) % 6283) / 1000.0;
     const double period = 3.0 + static_cast<double>(edit::Mix64(seed + 1) % 2000) / 1000.0;
     std::size_t cursor = 0;
-    {
-        // Frames are drawn on a producer thread a few frames ahead of the encoder (see
-        // video_upscale); `cursor` and the character's sampler belong to that thread.
-        constexpr int kFramesAhead = 3;
-        FramePipeline pipeline(
-            spec.frame_count, width, height, kFramesAhead, [&](int i, RgbImage& out) {
-                const double t = (i + 0.5) / kFps;
-                const Motion& m = MotionAt(track, t, cursor);
-                const double sway = 0.012 * std::sin(2 * M_PI * t / period + phase);
-                const double bob = 0.008 * std::sin(4 * M_PI * t / period + 2 * phase);
-                const double zoom = 1.12 + 0.14 * intensity * m.energy;
-                const double cx = 0.5 + body * 0.35 * (m.x - 0.5) + sway;
-                const double cy =
-                    0.5 + body * 0.25 * (m.y - 0.5) + bob - 0.02 * intensity * m.energy;
-                const RgbImage& source = character_frames ? character_frames->Get(t) : still;
-                media::CameraView(source, zoom, std::clamp(cx, 0.0, 1.0), std::clamp(cy, 0.0, 1.0),
-                                  out);
-                media::Grade grade;
-                grade.contrast = 1.0 + 0.12 * intensity * m.energy;
-                grade.brightness = 0.03 * intensity * m.energy;
-                media::ApplyGrade(grade, 1.0, out);
-            });
-        for (int i = 0; i < spec.frame_count; ++i) {
-            ctx.CheckCancelled();
-            writer.WriteFrame(pipeline.Next());
-            pipeline.Release();
-            ctx.Progress(0.3 + 0.68 * (i + 1) / spec.frame_count);
-        }
-    }
+    // Frames are drawn on a producer thread a few frames ahead of the encoder (see
+    // video_upscale); `cursor` and the character's sampler belong to that thread.
+    EncodeAhead(
+        ctx, writer, spec.frame_count, width, height,
+        [&](int i, RgbImage& out) {
+            const double t = (i + 0.5) / kFps;
+            const Motion& m = MotionAt(track, t, cursor);
+            const double sway = 0.012 * std::sin(2 * M_PI * t / period + phase);
+            const double bob = 0.008 * std::sin(4 * M_PI * t / period + 2 * phase);
+            const double zoom = 1.12 + 0.14 * intensity * m.energy;
+            const double cx = 0.5 + body * 0.35 * (m.x - 0.5) + sway;
+            const double cy = 0.5 + body * 0.25 * (m.y - 0.5) + bob - 0.02 * intensity * m.energy;
+            const RgbImage& source = character_frames ? character_frames->Get(t) : still;
+            media::CameraView(source, zoom, std::clamp(cx, 0.0, 1.0), std::clamp(cy, 0.0, 1.0),
+                              out);
+            media::Grade grade;
+            grade.contrast = 1.0 + 0.12 * intensity * m.energy;
+            grade.brightness = 0.03 * intensity * m.energy;
+            media::ApplyGrade(grade, 1.0, out);
+        },
+        0.3, 0.68);
     writer.Finish();
     ctx.Progress(1.0);
     return {VideoOutput(out_path, spec.format)};

@@ -48,7 +48,6 @@ using json = nlohmann::json;
 constexpr int kFps = 24;
 constexpr int kMaxReferences = 10;   // reference pictures read per task
 constexpr int kReferenceSide = 256;  // their decode size: only their colours matter
-constexpr int kFramesAhead = 3;      // frames drawn ahead of the encoder
 
 std::string Lower(std::string s) {
     for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -388,21 +387,17 @@ std::vector<Output> Encode(const PipelineEnv& env, TaskContext& ctx, const Plan&
         // and joined) before the writer on every path.
         media::RgbImage frame(plan.work_width, plan.work_height);
         const bool scaled = plan.work_width != plan.width || plan.work_height != plan.height;
-        FramePipeline pipeline(
-            plan.frames, plan.width, plan.height, kFramesAhead, [&](int i, media::RgbImage& out) {
+        EncodeAhead(
+            ctx, writer, plan.frames, plan.width, plan.height,
+            [&](int i, media::RgbImage& out) {
                 render(i, static_cast<double>(i) / kFps, frame);
                 if (scaled) {
                     media::CameraView(frame, 1.0, 0.5, 0.5, out);
                 } else {
                     std::copy(frame.pixels.begin(), frame.pixels.end(), out.pixels.begin());
                 }
-            });
-        for (int i = 0; i < plan.frames; ++i) {
-            ctx.CheckCancelled();
-            writer.WriteFrame(pipeline.Next());
-            pipeline.Release();
-            ctx.Progress(0.3 + 0.69 * (i + 1) / plan.frames);
-        }
+            },
+            0.3, 0.69);
     }
     ctx.CheckCancelled();
     writer.Finish();

@@ -70,4 +70,15 @@ void FramePipeline::Release() {
     changed_.notify_all();
 }
 
+void EncodeAhead(TaskContext& ctx, media::VideoWriter& writer, int frames, int width, int height,
+                 FramePipeline::Draw draw, double from, double span) {
+    FramePipeline pipeline(frames, width, height, kFramesAhead, std::move(draw));
+    for (int i = 0; i < frames; ++i) {
+        ctx.CheckCancelled();
+        writer.WriteFrame(pipeline.Next());
+        pipeline.Release();
+        ctx.Progress(from + span * (i + 1) / frames);
+    }
+}
+
 }  // namespace genhost::providers

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "genhost/media/video.hpp"
+#include "genhost/providers/provider.hpp"
 
 namespace genhost::providers {
 
@@ -52,5 +53,15 @@ class FramePipeline {
     std::exception_ptr error_;
     std::thread thread_;
 };
+
+// kFramesAhead is how many frames the producer may draw ahead of the encoder.
+constexpr int kFramesAhead = 3;
+
+// EncodeAhead writes frames 0..frames-1 of width x height to `writer`: `draw` makes them on a
+// FramePipeline's producer thread, this thread encodes them in order, checking for cancellation
+// before each and reporting progress from `from` to `from + span`. The pipeline is stopped and
+// joined before it returns or throws; the caller finishes the writer.
+void EncodeAhead(TaskContext& ctx, media::VideoWriter& writer, int frames, int width, int height,
+                 FramePipeline::Draw draw, double from, double span);
 
 }  // namespace genhost::providers
