@@ -156,7 +156,7 @@ int Serve(const Settings& settings) {
     PrepareStatements(db);
     db.Start();
     genhost::store::OrgRepo orgs(db);
-    genhost::store::TaskRepo tasks(db);
+    genhost::store::TaskRepo tasks(db, s.io_threads);
 
     const auto org = orgs.EnsureOrganizationSync(s.default_org, s.default_tier, false);
     if (!s.api_key.empty()) {

@@ -10,7 +10,7 @@ GENHOST_PACKAGES=(
   g++ cmake ninja-build ccache pkg-config git
   libboost1.81-dev libboost-system1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libboost-program-options1.81-dev
-  nlohmann-json3-dev libpqxx-dev libspdlog-dev libfmt-dev libssl-dev
+  nlohmann-json3-dev libpqxx-dev libpq-dev libspdlog-dev libfmt-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
   libavcodec-dev libavformat-dev libavfilter-dev libswscale-dev libswresample-dev libavutil-dev

@@ -55,15 +55,23 @@ void Database::Stop() {
 }
 
 void Database::Submit(Job job, std::function<void(std::exception_ptr)> done) {
+    Enqueue(Pending{std::move(job), nullptr, std::move(done)});
+}
+
+void Database::Offload(std::function<void()> job, std::function<void(std::exception_ptr)> done) {
+    Enqueue(Pending{nullptr, std::move(job), std::move(done)});
+}
+
+void Database::Enqueue(Pending item) {
     {
         std::lock_guard lock(mu_);
         if (!stopping_) {
-            queue_.push_back(Pending{std::move(job), std::move(done)});
+            queue_.push_back(std::move(item));
             cv_.notify_one();
             return;
         }
     }
-    done(std::make_exception_ptr(DatabaseUnavailable("database pool is stopped")));
+    item.done(std::make_exception_ptr(DatabaseUnavailable("database pool is stopped")));
 }
 
 asio::awaitable<void> Database::Run(Job job) {
@@ -156,7 +164,13 @@ void Database::ThreadMain(int index) {
         ++busy_;
         ++jobs_;
         std::exception_ptr ep;
-        if (!open()) {
+        if (item.plain) {
+            try {
+                item.plain();
+            } catch (...) {
+                ep = std::current_exception();
+            }
+        } else if (!open()) {
             ep = std::make_exception_ptr(DatabaseUnavailable("database unreachable"));
         } else {
             try {

@@ -101,11 +101,6 @@ constexpr const char* kStatusCounts = "tasks_status_counts";
 constexpr const char* kStatusCountsSql =
     "SELECT status, count(*) FROM tasks WHERE NOT deleted GROUP BY status";
 
-std::optional<std::string> OptionalText(const pqxx::field& f) {
-    if (f.is_null()) return std::nullopt;
-    return f.as<std::string>();
-}
-
 CancelResult ReadCancel(const pqxx::result& r) {
     CancelResult out;
     const std::string kind = r[0][0].as<std::string>();
@@ -124,22 +119,22 @@ CancelResult ReadCancel(const pqxx::result& r) {
     return out;
 }
 
-TaskRecord ReadTask(const pqxx::row& row) {
+TaskRecord ReadTask(const PgResult& r, int row) {
     TaskRecord t;
-    t.id = row[0].as<std::string>();
-    t.endpoint = row[1].as<std::string>();
-    t.model = row[2].as<std::string>();
-    t.status = row[3].as<std::string>();
-    t.created_at = SysTime{std::chrono::microseconds{row[4].as<long long>()}};
-    t.estimated_credits = row[5].as<double>();
-    if (!row[6].is_null()) t.progress = row[6].as<double>();
-    if (!row[7].is_null()) {
-        for (const auto& name : nlohmann::json::parse(row[7].as<std::string>())) {
+    t.id = r.String(row, 0);
+    t.endpoint = r.String(row, 1);
+    t.model = r.String(row, 2);
+    t.status = r.String(row, 3);
+    t.created_at = SysTime{std::chrono::microseconds{r.Int64(row, 4)}};
+    t.estimated_credits = r.Double(row, 5);
+    if (!r.IsNull(row, 6)) t.progress = r.Double(row, 6);
+    if (!r.IsNull(row, 7)) {
+        for (const auto& name : nlohmann::json::parse(r.Text(row, 7))) {
             t.outputs.push_back(name.get<std::string>());
         }
     }
-    t.failure = OptionalText(row[8]);
-    t.failure_code = OptionalText(row[9]);
+    if (!r.IsNull(row, 8)) t.failure = r.String(row, 8);
+    if (!r.IsNull(row, 9)) t.failure_code = r.String(row, 9);
     return t;
 }
 
@@ -169,18 +164,16 @@ std::string CreateBatchJson(const std::vector<NewTask>& tasks) {
     return out;
 }
 
-std::vector<CreateResult> CreateBatch(pqxx::connection_base& c, const std::vector<NewTask>& tasks) {
-    pqxx::nontransaction n(c);
-    const auto r = n.exec_prepared(kCreate, CreateBatchJson(tasks));
-    std::vector<CreateResult> out(r.size());
-    for (std::size_t i = 0; i < r.size(); ++i) {
-        const std::string result = r[i][0].as<std::string>();
+std::vector<CreateResult> ReadCreated(const PgResult& r, const std::vector<NewTask>&) {
+    std::vector<CreateResult> out(r.rows());
+    for (int i = 0; i < r.rows(); ++i) {
+        const std::string_view result = r.Text(i, 0);
         if (result == "rate_limited") {
             out[i].kind = CreateResult::Kind::kRateLimited;
-            out[i].retry_after_seconds = r[i][1].as<int>();
+            out[i].retry_after_seconds = static_cast<int>(r.Int64(i, 1));
         } else {
-            out[i].status = result;
-            out[i].created_at = SysTime{std::chrono::microseconds{r[i][2].as<long long>()}};
+            out[i].status = std::string(result);
+            out[i].created_at = SysTime{std::chrono::microseconds{r.Int64(i, 2)}};
         }
     }
     return out;
@@ -188,32 +181,37 @@ std::vector<CreateResult> CreateBatch(pqxx::connection_base& c, const std::vecto
 
 }  // namespace
 
-TaskRepo::TaskRepo(Database& db)
+TaskRepo::TaskRepo(Database& db, int lanes)
     : db_(db),
-      get_batch_(db, kMaxGetBatch,
-                 [](pqxx::connection_base& c, const std::vector<GetKey>& keys) {
-                     pqxx::nontransaction n(c);
-                     const auto r = n.exec_prepared(
-                         kGet, UuidArray(keys, [](const GetKey& k) -> const std::string& {
-                             return k.id;
-                         }));
-                     std::vector<std::optional<TaskRecord>> out(keys.size());
-                     for (const auto& row : r) {
-                         const auto id = row[0].as<std::string>();
-                         const auto org = row[10].as<std::string>();
-                         for (std::size_t i = 0; i < keys.size(); ++i) {
-                             if (keys[i].id == id && keys[i].org_id == org) out[i] = ReadTask(row);
-                         }
-                     }
-                     return out;
-                 }),
-      create_batch_(db, kMaxCreateBatch, CreateBatch) {}
+      get_batch_(
+          db, kGet, kGetSql, /*idempotent=*/true, kMaxGetBatch, lanes,
+          [](const std::vector<GetKey>& keys) {
+              return std::vector<std::string>{
+                  UuidArray(keys, [](const GetKey& k) -> const std::string& { return k.id; })};
+          },
+          [](const PgResult& r, const std::vector<GetKey>& keys) {
+              std::vector<std::optional<TaskRecord>> out(keys.size());
+              for (int row = 0; row < r.rows(); ++row) {
+                  const std::string_view id = r.Text(row, 0);
+                  const std::string_view org = r.Text(row, 10);
+                  for (std::size_t i = 0; i < keys.size(); ++i) {
+                      if (keys[i].id == id && keys[i].org_id == org) {
+                          out[i] = ReadTask(r, row);
+                      }
+                  }
+              }
+              return out;
+          }),
+      create_batch_(
+          db, kCreate, kCreateSql, /*idempotent=*/false, kMaxCreateBatch, lanes,
+          [](const std::vector<NewTask>& tasks) {
+              return std::vector<std::string>{CreateBatchJson(tasks)};
+          },
+          ReadCreated) {}
 
 TaskRepo::~TaskRepo() = default;
 
 void TaskRepo::Prepare(Database& db) {
-    db.Prepare(kCreate, kCreateSql);
-    db.Prepare(kGet, kGetSql);
     db.Prepare(kCancel, kCancelSql);
     db.Prepare(kClaim, kClaimSql);
     db.Prepare(kHeartbeat, kHeartbeatSql);

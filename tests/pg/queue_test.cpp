@@ -391,6 +391,32 @@ TEST_F(Queue, KeysResolveByHashAndDisabledKeysSaySo) {
               0);
 }
 
+TEST_F(Queue, ConnectionsLostWhileIdleAreReopenedAndOnlyPollsAreSentAgain) {
+    const std::string id = NewUuid();
+    ASSERT_EQ(Create(id, 5, 100).kind, store::CreateResult::Kind::kCreated);
+    ASSERT_EQ(Status(id), "PENDING");  // both request-path connections are open now
+    pqxx::connection admin(db_->dsn());
+    pqxx::nontransaction n(admin);
+    const auto kill = [&](const std::string& statement) {
+        return n
+            .exec(
+                "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                " AND query LIKE '%" +
+                statement + "%'")[0][0]
+            .as<int>();
+    };
+    // The poll meets its connection broken, and is sent again on a new one.
+    ASSERT_EQ(kill("tasks WHERE id = ANY"), 1);
+    EXPECT_EQ(Status(id), "PENDING");
+    // A creation is not sent again (it may have been applied): it fails as unavailable, and
+    // the next one goes through on a new connection.
+    ASSERT_EQ(kill("genhost_create_tasks"), 1);
+    EXPECT_THROW(Create(NewUuid(), 5, 100), store::DatabaseUnavailable);
+    EXPECT_EQ(Create(NewUuid(), 5, 100).kind, store::CreateResult::Kind::kCreated);
+    EXPECT_EQ(n.exec("SELECT count(*) FROM tasks")[0][0].as<int>(), 2);
+}
+
 TEST_F(Queue, TheDatabaseBeingAwayIsReportedAsUnavailable) {
     store::Database broken("host=/nonexistent dbname=x user=x connect_timeout=1", 1);
     broken.Start();

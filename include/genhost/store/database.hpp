@@ -81,9 +81,13 @@ class Database {
     // Submit queues `job` for a database thread and calls `done` on that thread afterwards, with
     // the job's exception if it threw (DatabaseUnavailable for a lost or unreachable server).
     // When no connection can be opened, `done` is called without running `job`; when the pool is
-    // stopped, that happens at once on the calling thread. The building block of Run, RunSync
-    // and Batcher.
+    // stopped, that happens at once on the calling thread. The building block of Run and RunSync.
     void Submit(Job job, std::function<void(std::exception_ptr)> done);
+
+    // Offload runs a blocking `job` that does not use the pool's connection (e.g. opening a
+    // connection of its own) on a database thread, then `done` there, as Submit does; it runs
+    // even while the pool's own connections are down.
+    void Offload(std::function<void()> job, std::function<void(std::exception_ptr)> done);
 
     // Stats returns pool usage counters.
     PoolStats Stats() const;
@@ -100,9 +104,11 @@ class Database {
     mutable std::mutex mu_;
     std::condition_variable cv_;
     struct Pending {
-        Job job;
+        Job job;                      // needs the thread's connection
+        std::function<void()> plain;  // or does not (Offload)
         std::function<void(std::exception_ptr)> done;
     };
+    void Enqueue(Pending item);
     std::deque<Pending> queue_;
     bool stopping_ = false;
     std::atomic<int> busy_{0};

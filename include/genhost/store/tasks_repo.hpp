@@ -13,7 +13,7 @@
 #pragma once
 
 #include "genhost/core/clock.hpp"
-#include "genhost/store/batcher.hpp"
+#include "genhost/store/async_pg.hpp"
 #include "genhost/store/database.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -84,18 +84,20 @@ struct ThrottledGroup {
 
 class TaskRepo {
   public:
-    explicit TaskRepo(Database& db);
+    // Polls and creations run on `lanes` non-blocking connections of their own each (see
+    // AsyncBatcher); everything else on `db`'s pool.
+    explicit TaskRepo(Database& db, int lanes = 1);
     ~TaskRepo();
 
     // Prepare registers this repository's statements with `db` (before db.Start()).
     static void Prepare(Database& db);
 
     // Create stores `task` (committed before it returns) and notifies idle workers. Concurrent
-    // calls are stored together, in one transaction (see Batcher and migration 0004).
+    // calls are stored together, in one transaction (see AsyncBatcher and migration 0004).
     boost::asio::awaitable<CreateResult> Create(NewTask task);
 
     // Get returns the task `id` of organization `org_id`, unless deleted. Concurrent calls share
-    // one query (see Batcher).
+    // one query (see AsyncBatcher).
     boost::asio::awaitable<std::optional<TaskRecord>> Get(std::string org_id, std::string id);
 
     // Cancel stops an unfinished task or, with `remove`, deletes a finished one (DELETE
@@ -147,8 +149,8 @@ class TaskRepo {
         std::string id;
     };
     Database& db_;
-    Batcher<GetKey, std::optional<TaskRecord>> get_batch_;
-    Batcher<NewTask, CreateResult> create_batch_;
+    AsyncBatcher<GetKey, std::optional<TaskRecord>> get_batch_;
+    AsyncBatcher<NewTask, CreateResult> create_batch_;
 };
 
 }  // namespace genhost::store

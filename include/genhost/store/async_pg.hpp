@@ -1,0 +1,253 @@
+// genhost/store/async_pg.hpp
+//
+// Provides the request path's way to PostgreSQL: libpq connections in non-blocking mode, driven
+// by the I/O threads' event loop, so a task poll or creation never leaves the I/O threads (no
+// hand-off to a database thread and back: docs/architecture.md, "Database access").
+//
+// - PgResult: one result, owned; text-format values.
+// - AsyncStatement: one connection running one prepared statement, one execution at a time.
+//   Connecting (a blocking libpq call) and preparing run on a Database pool thread; everything
+//   after that is non-blocking and waits on the socket with Asio.
+// - AsyncBatcher<In, Out>: concurrent calls of one kind gathered into one execution of the
+//   statement (group commit), on a few such connections ("lanes"). While a lane's statement runs,
+//   new calls wait; when it ends, every call waiting on that lane goes in the next execution (up
+//   to `max_batch`). An idle server sends batches of one, with no added wait.
+//
+// Errors: a lost or unreachable server arrives as DatabaseUnavailable (the HTTP layer's 503);
+// other SQL errors as std::runtime_error. Both fail every call of the batch.
+#pragma once
+
+#include "genhost/store/database.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct pg_conn;
+struct pg_result;
+
+namespace genhost::store {
+
+class PgResult {
+  public:
+    PgResult() = default;
+    explicit PgResult(pg_result* r) : r_(r, &Clear) {}
+
+    int rows() const;
+    bool IsNull(int row, int col) const;
+    std::string_view Text(int row, int col) const;
+    std::string String(int row, int col) const { return std::string(Text(row, col)); }
+    long long Int64(int row, int col) const;
+    double Double(int row, int col) const;
+    pg_result* get() const { return r_.get(); }
+
+  private:
+    static void Clear(pg_result* r);
+    std::shared_ptr<pg_result> r_;
+};
+
+class AsyncStatement {
+  public:
+    using Done = std::function<void(PgResult, std::exception_ptr)>;
+
+    // `idempotent`: the statement may be sent again after a connection that had been idle turns
+    // out to be broken (a read; never for statements that write).
+    AsyncStatement(Database& db, std::string name, std::string sql, bool idempotent);
+    ~AsyncStatement();
+    AsyncStatement(const AsyncStatement&) = delete;
+    AsyncStatement& operator=(const AsyncStatement&) = delete;
+
+    // Exec runs the statement with `params` (text values) and calls `done` exactly once: later,
+    // on an I/O thread of `ex`'s context or on a database pool thread, never inside Exec. One
+    // execution at a time; `done` may start the next one.
+    void Exec(boost::asio::any_io_executor ex, std::vector<std::string> params, Done done);
+
+  private:
+    struct Socket;
+    void Connect();
+    void Send();
+    void Flush();
+    void Read();
+    void Completed();
+    void Lost(const std::string& message);
+    void Finish(PgResult result, std::exception_ptr ep);
+    void Drop();
+
+    Database& db_;
+    const std::string name_;
+    const std::string sql_;
+    const bool idempotent_;
+    pg_conn* conn_ = nullptr;
+    std::unique_ptr<Socket> socket_;
+    boost::asio::any_io_executor ex_;
+    std::vector<std::string> params_;
+    Done done_;
+    PgResult result_;
+    bool has_result_ = false;
+    bool used_ = false;     // the connection has run a statement
+    bool reused_ = false;   // ... before this execution
+    bool retried_ = false;  // this execution was sent again on a new connection
+    std::atomic<bool> in_exec_{false};
+    std::chrono::steady_clock::time_point retry_at_{};  // after a failed connect
+    std::chrono::milliseconds backoff_{100};  // Exec has not returned yet: answers are posted
+};
+
+template <class In, class Out>
+class AsyncBatcher {
+  public:
+    using ParamsFn = std::function<std::vector<std::string>(const std::vector<In>&)>;
+    using ReadFn = std::function<std::vector<Out>(const PgResult&, const std::vector<In>&)>;
+
+    AsyncBatcher(Database& db, const std::string& name, const std::string& sql, bool idempotent,
+                 std::size_t max_batch, int lanes, ParamsFn params, ReadFn read)
+        : max_batch_(max_batch == 0 ? 1 : max_batch),
+          params_(std::move(params)),
+          read_(std::move(read)) {
+        for (int i = 0; i < (lanes < 1 ? 1 : lanes); ++i) {
+            lanes_.push_back(std::make_unique<Lane>(db, name, sql, idempotent));
+        }
+    }
+    AsyncBatcher(const AsyncBatcher&) = delete;
+    AsyncBatcher& operator=(const AsyncBatcher&) = delete;
+
+    // Submit adds `in` to its lane's waiting calls and resumes with its output.
+    boost::asio::awaitable<Out> Submit(In in) {
+        namespace asio = boost::asio;
+        co_return co_await asio::async_initiate<decltype(asio::use_awaitable),
+                                                void(std::exception_ptr, Out)>(
+            [this, &in](auto handler) {
+                auto executor = asio::get_associated_executor(handler);
+                auto work = asio::make_work_guard(executor);
+                auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+                Call call{std::move(in),
+                          [shared, work = std::move(work)](std::exception_ptr ep, Out out) mutable {
+                              auto ex = work.get_executor();
+                              asio::dispatch(ex, [shared, ep, out = std::move(out)]() mutable {
+                                  (*shared)(ep, std::move(out));
+                              });
+                              work.reset();
+                          }};
+                Lane& lane = PickLane();
+                std::vector<Call> batch;
+                {
+                    std::lock_guard lock(lane.mu);
+                    lane.waiting.push_back(std::move(call));
+                    if (!lane.busy) {
+                        lane.busy = true;
+                        batch = Take(lane);
+                    }
+                }
+                if (!batch.empty()) Start(lane, std::move(batch), executor);
+            },
+            asio::use_awaitable);
+    }
+
+  private:
+    struct Call {
+        In in;
+        std::function<void(std::exception_ptr, Out)> done;
+    };
+    struct Lane {
+        Lane(Database& db, const std::string& name, const std::string& sql, bool idempotent)
+            : statement(db, name, sql, idempotent) {}
+        std::mutex mu;
+        std::vector<Call> waiting;
+        bool busy = false;  // an execution is under way; its end starts the next one
+        AsyncStatement statement;
+    };
+    struct Running {
+        std::vector<Call> calls;
+        std::vector<In> ins;
+    };
+
+    // PickLane keeps the calls of one thread on one lane, so they batch together.
+    Lane& PickLane() {
+        static std::atomic<unsigned> next{0};
+        thread_local const unsigned index = next.fetch_add(1);
+        return *lanes_[index % lanes_.size()];
+    }
+
+    // Take (lane.mu held) removes up to max_batch_ waiting calls.
+    std::vector<Call> Take(Lane& lane) {
+        std::vector<Call> calls;
+        if (lane.waiting.size() <= max_batch_) {
+            calls.swap(lane.waiting);
+        } else {
+            calls.assign(std::make_move_iterator(lane.waiting.begin()),
+                         std::make_move_iterator(lane.waiting.begin() + max_batch_));
+            lane.waiting.erase(lane.waiting.begin(), lane.waiting.begin() + max_batch_);
+        }
+        return calls;
+    }
+
+    void Start(Lane& lane, std::vector<Call> calls, boost::asio::any_io_executor ex) {
+        auto run = std::make_shared<Running>();
+        run->calls = std::move(calls);
+        run->ins.reserve(run->calls.size());
+        for (auto& call : run->calls) run->ins.push_back(std::move(call.in));
+        std::vector<std::string> params;
+        try {
+            params = params_(run->ins);
+        } catch (...) {
+            // Never answer inside Submit's initiation: the answer goes through the executor.
+            boost::asio::post(ex, [this, &lane, run, ep = std::current_exception(), ex] {
+                Complete(lane, run, {}, ep, ex);
+            });
+            return;
+        }
+        lane.statement.Exec(ex, std::move(params),
+                            [this, &lane, run, ex](PgResult result, std::exception_ptr ep) {
+                                Complete(lane, run, std::move(result), ep, ex);
+                            });
+    }
+
+    // Complete starts the lane's next batch, then answers the calls of `run`.
+    void Complete(Lane& lane, const std::shared_ptr<Running>& run, const PgResult& result,
+                  std::exception_ptr ep, const boost::asio::any_io_executor& ex) {
+        std::vector<Out> outs;
+        if (!ep) {
+            try {
+                outs = read_(result, run->ins);
+                if (outs.size() != run->ins.size()) {
+                    throw std::logic_error("batch returned a different number of rows");
+                }
+            } catch (...) {
+                ep = std::current_exception();
+            }
+        }
+        std::vector<Call> next;
+        {
+            std::lock_guard lock(lane.mu);
+            if (lane.waiting.empty()) {
+                lane.busy = false;
+            } else {
+                next = Take(lane);
+            }
+        }
+        if (!next.empty()) Start(lane, std::move(next), ex);
+        for (std::size_t i = 0; i < run->calls.size(); ++i) {
+            run->calls[i].done(ep, ep ? Out{} : std::move(outs[i]));
+        }
+    }
+
+    const std::size_t max_batch_;
+    ParamsFn params_;
+    ReadFn read_;
+    std::vector<std::unique_ptr<Lane>> lanes_;
+};
+
+}  // namespace genhost::store
