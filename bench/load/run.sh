@@ -39,18 +39,36 @@ for _ in $(seq 100); do curl -sf http://127.0.0.1:18181/readyz >/dev/null && bre
 export GENHOST_API_KEY="$key"
 
 rps() { grep -oE "Requests/sec: +[0-9.]+" | awk '{print $2}'; }
+# CPU per request (genhost; PostgreSQL's postmaster and backends) and statements per commit.
+postmaster=$(head -1 "$work/pg/data/postmaster.pid")
+ticks() { local t=0 p; for p in "$@"; do [ -r "/proc/$p/stat" ] && t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat"))); done; echo "$t"; }
+xacts() { psql_ -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = 'genhost'"; }
+mark() { g0=$(ticks "$server_pid"); q0=$(ticks "$postmaster" $(pgrep -P "$postmaster")); x0=$(xacts); }
+# cpu_report RATE: the CPU each side spent per request since `mark`, and requests per transaction.
+cpu_report() {
+  local g1 q1 x1
+  g1=$(ticks "$server_pid"); q1=$(ticks "$postmaster" $(pgrep -P "$postmaster"))
+  sleep 1  # backends report their counts to pg_stat_database at most once a second
+  x1=$(xacts)
+  awk -v g=$((g1 - g0)) -v q=$((q1 - q0)) -v x=$((x1 - x0)) -v r="$1" -v d="$DURATION" \
+    -v hz="$(getconf CLK_TCK)" 'BEGIN { n = r * d; printf "CPU per request: genhost %.0f us, PostgreSQL %.0f us; %.1f requests per database transaction\n", g * 1e6 / hz / n, q * 1e6 / hz / n, n / x }'
+}
 
 echo "== task creation at full load: wrk -t2 -c$CONNS -d${DURATION}s POST /v1/text_to_image"
+mark
 wrk -t2 -c"$CONNS" -d"${DURATION}s" -s "$here/create.lua" http://127.0.0.1:18181 | tee "$work/create.txt" \
   | grep -E "Requests/sec|non-200|latency p"
 create_rps=$(rps < "$work/create.txt")
+cpu_report "$create_rps"
 
 psql_ -c "SELECT id FROM tasks ORDER BY random() LIMIT 20000" > "$work/ids"
 export IDS_FILE="$work/ids"
 echo "== task polling at full load: wrk -t2 -c$CONNS -d${DURATION}s GET /v1/tasks/{id}"
+mark
 wrk -t2 -c"$CONNS" -d"${DURATION}s" -s "$here/poll.lua" http://127.0.0.1:18181 | tee "$work/poll.txt" \
   | grep -E "Requests/sec|non-200|latency p"
 poll_rps=$(rps < "$work/poll.txt")
+cpu_report "$poll_rps"
 
 # Half of the full-load rate, paced per connection: the latency a service sees with headroom.
 half() { awk -v r="$1" -v c="$CONNS" 'BEGIN { printf "%.1f", r / 2 / c }'; }

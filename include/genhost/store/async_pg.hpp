@@ -9,9 +9,10 @@
 //   Connecting (a blocking libpq call) and preparing run on a Database pool thread; everything
 //   after that is non-blocking and waits on the socket with Asio.
 // - AsyncBatcher<In, Out>: concurrent calls of one kind gathered into one execution of the
-//   statement (group commit), on a few such connections ("lanes"). While a lane's statement runs,
-//   new calls wait; when it ends, every call waiting on that lane goes in the next execution (up
-//   to `max_batch`). An idle server sends batches of one, with no added wait.
+//   statement (group commit), on a few such connections ("lanes"). A call goes out at once on
+//   an idle lane; while every lane is busy, calls wait, and the next lane to finish takes all
+//   of them (up to `max_batch`) into its next execution. An idle server sends batches of one,
+//   with no added wait.
 //
 // Errors: a lost or unreachable server arrives as DatabaseUnavailable (the HTTP layer's 503);
 // other SQL errors as std::runtime_error. Both fail every call of the batch.
@@ -124,7 +125,7 @@ class AsyncBatcher {
     AsyncBatcher(const AsyncBatcher&) = delete;
     AsyncBatcher& operator=(const AsyncBatcher&) = delete;
 
-    // Submit adds `in` to its lane's waiting calls and resumes with its output.
+    // Submit adds `in` to the waiting calls and resumes with its output.
     boost::asio::awaitable<Out> Submit(In in) {
         namespace asio = boost::asio;
         co_return co_await asio::async_initiate<decltype(asio::use_awaitable),
@@ -141,17 +142,21 @@ class AsyncBatcher {
                               });
                               work.reset();
                           }};
-                Lane& lane = PickLane();
+                Lane* lane = nullptr;
                 std::vector<Call> batch;
                 {
-                    std::lock_guard lock(lane.mu);
-                    lane.waiting.push_back(std::move(call));
-                    if (!lane.busy) {
-                        lane.busy = true;
-                        batch = Take(lane);
+                    std::lock_guard lock(mu_);
+                    waiting_.push_back(std::move(call));
+                    for (auto& l : lanes_) {
+                        if (!l->busy) {
+                            lane = l.get();
+                            lane->busy = true;
+                            batch = Take();
+                            break;
+                        }
                     }
                 }
-                if (!batch.empty()) Start(lane, std::move(batch), executor);
+                if (lane != nullptr) Start(*lane, std::move(batch), executor);
             },
             asio::use_awaitable);
     }
@@ -164,9 +169,7 @@ class AsyncBatcher {
     struct Lane {
         Lane(Database& db, const std::string& name, const std::string& sql, bool idempotent)
             : statement(db, name, sql, idempotent) {}
-        std::mutex mu;
-        std::vector<Call> waiting;
-        bool busy = false;  // an execution is under way; its end starts the next one
+        bool busy = false;  // (mu_) an execution is under way; its end starts the next one
         AsyncStatement statement;
     };
     struct Running {
@@ -174,22 +177,15 @@ class AsyncBatcher {
         std::vector<In> ins;
     };
 
-    // PickLane keeps the calls of one thread on one lane, so they batch together.
-    Lane& PickLane() {
-        static std::atomic<unsigned> next{0};
-        thread_local const unsigned index = next.fetch_add(1);
-        return *lanes_[index % lanes_.size()];
-    }
-
-    // Take (lane.mu held) removes up to max_batch_ waiting calls.
-    std::vector<Call> Take(Lane& lane) {
+    // Take (mu_ held) removes up to max_batch_ waiting calls.
+    std::vector<Call> Take() {
         std::vector<Call> calls;
-        if (lane.waiting.size() <= max_batch_) {
-            calls.swap(lane.waiting);
+        if (waiting_.size() <= max_batch_) {
+            calls.swap(waiting_);
         } else {
-            calls.assign(std::make_move_iterator(lane.waiting.begin()),
-                         std::make_move_iterator(lane.waiting.begin() + max_batch_));
-            lane.waiting.erase(lane.waiting.begin(), lane.waiting.begin() + max_batch_);
+            calls.assign(std::make_move_iterator(waiting_.begin()),
+                         std::make_move_iterator(waiting_.begin() + max_batch_));
+            waiting_.erase(waiting_.begin(), waiting_.begin() + max_batch_);
         }
         return calls;
     }
@@ -231,11 +227,11 @@ class AsyncBatcher {
         }
         std::vector<Call> next;
         {
-            std::lock_guard lock(lane.mu);
-            if (lane.waiting.empty()) {
+            std::lock_guard lock(mu_);
+            if (waiting_.empty()) {
                 lane.busy = false;
             } else {
-                next = Take(lane);
+                next = Take();
             }
         }
         if (!next.empty()) Start(lane, std::move(next), ex);
@@ -248,6 +244,8 @@ class AsyncBatcher {
     ParamsFn params_;
     ReadFn read_;
     std::vector<std::unique_ptr<Lane>> lanes_;
+    std::mutex mu_;
+    std::vector<Call> waiting_;  // calls no lane has taken yet
 };
 
 }  // namespace genhost::store
