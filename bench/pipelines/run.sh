@@ -4,12 +4,14 @@
 # Release build, a private PostgreSQL (fsync off, unix socket), one worker, latency scale 0.
 #   RUNS (5): runs per case; the median, minimum and maximum are printed.
 #   BIN (build/release/genhost, built with the release preset when unset)
+#   CASES (all): an extended regular expression; only the cases whose name matches run
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../scripts/lib/common.sh"
 cd "$GENHOST_ROOT"
 install_packages curl ffmpeg python3 bc espeak-ng
 RUNS=${RUNS:-5}
+CASES=${CASES:-}
 if [ -z "${BIN:-}" ]; then
   cmake --preset release >/dev/null
   cmake --build --preset release --target genhost >/dev/null
@@ -80,6 +82,7 @@ run_case_sh() {  # NAME ENDPOINT BODY SHELL-COMMAND: the reference is a shell pi
 compare() {  # NAME ENDPOINT BODY REFERENCE-COMMAND...
   local name=$1 endpoint=$2 body=$3
   shift 3
+  if [ -n "$CASES" ] && ! [[ $name =~ $CASES ]]; then return 0; fi
   local ours theirs
   ours=$(for _ in $(seq "$RUNS"); do task_seconds "$endpoint" "$body"; done | stats)
   theirs=$(for _ in $(seq "$RUNS"); do command_seconds "$@"; done | stats)
