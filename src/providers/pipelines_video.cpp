@@ -5,9 +5,10 @@
 // resolution (an aspect such as 16:9 at a resolution class, or the input's aspect for
 // `adaptive` / `auto_*` / absent ratios), `duration` seconds (`auto` or absent: the catalog's
 // default) at 24 fps, in the requested outputFormat (MP4/H.264 by default), with a synthesised
-// stereo AAC track when the model's audio option is on. Pictures are composed at half the output
-// size for outputs wider than 640 pixels and scaled up (CameraView, the writer's own scaling) on a
-// drawing thread that runs a few frames ahead of the encoder (video_frame_pipeline.hpp).
+// stereo AAC track when the model's audio option is on. Generated pictures are composed at half
+// the output size for outputs wider than 640 pixels and scaled up (CameraView); video_to_video's
+// footage is composed at the output size. Frames are drawn on a thread that runs a few frames
+// ahead of the encoder (video_frame_pipeline.hpp).
 //
 // - text_to_video paints the procedural scene of the prompt; reference pictures (and the first
 //   frames of reference videos) steer its palette.
@@ -383,18 +384,20 @@ std::vector<Output> Encode(const PipelineEnv& env, TaskContext& ctx, const Plan&
     {
         // Frames are drawn (and scaled up to the output size, as the writer would) on a
         // producer thread a few frames ahead of the encoder; `frame` is the one work picture
-        // `render` sees, as when drawing inline. The pipeline is destroyed (its thread stopped
-        // and joined) before the writer on every path.
-        media::RgbImage frame(plan.work_width, plan.work_height);
+        // `render` sees when the work size is smaller, else it draws straight into the slot
+        // (every render writes every pixel). The pipeline is destroyed (its thread stopped and
+        // joined) before the writer on every path.
         const bool scaled = plan.work_width != plan.width || plan.work_height != plan.height;
+        media::RgbImage frame(scaled ? plan.work_width : 0, scaled ? plan.work_height : 0);
         EncodeAhead(
             ctx, writer, plan.frames, plan.width, plan.height,
             [&](int i, media::RgbImage& out) {
-                render(i, static_cast<double>(i) / kFps, frame);
+                const double t = static_cast<double>(i) / kFps;
                 if (scaled) {
+                    render(i, t, frame);
                     media::CameraView(frame, 1.0, 0.5, 0.5, out);
                 } else {
-                    std::copy(frame.pixels.begin(), frame.pixels.end(), out.pixels.begin());
+                    render(i, t, out);  // composed at the output size: drawn in place
                 }
             },
             0.3, 0.69);
@@ -647,6 +650,10 @@ std::vector<Output> VideoToVideo(const PipelineEnv& env, TaskContext& ctx) {
     // Duration: aleph2 and omni_flash keep the input's; edit keeps it unless a duration is
     // given; extend appends `duration` (or the default) to it; reference makes `duration`.
     Plan plan = MakePlan(job, size, 1.0);
+    // The source is footage, not a procedural scene: it is composed at the output size, so it
+    // is sampled once (not scaled down to half size and back up).
+    plan.work_width = plan.width;
+    plan.work_height = plan.height;
     SourceClip clip(path, 2 * std::max(plan.work_width, plan.work_height));
     const double input_seconds = clip.seconds();
     double seconds = RequestedSeconds(job);
