@@ -81,37 +81,51 @@ RgbImage EvenSize(const RgbImage& image) {
 
 RgbImage LanczosResize(const RgbImage& source, int width, int height) {
     if (source.width == width && source.height == height) return source;
+    LanczosScaler scaler(source.width, source.height, width, height);
+    RgbImage out(width, height);
+    scaler.Scale(source, out);
+    return out;
+}
+
+LanczosScaler::LanczosScaler(int in_width, int in_height, int out_width, int out_height)
+    : in_w_(in_width), in_h_(in_height), out_w_(out_width), out_h_(out_height) {
     // Planar RGB (GBRP) is scaled plane by plane with no colour conversion on the way.
-    SwsContext* sws =
-        sws_getContext(source.width, source.height, AV_PIX_FMT_GBRP, width, height, AV_PIX_FMT_GBRP,
-                       SWS_LANCZOS | SWS_ACCURATE_RND | SWS_BITEXACT, nullptr, nullptr, nullptr);
-    if (sws == nullptr) throw media::MediaError("swscale cannot make a Lanczos scaler");
-    const std::size_t in_plane = std::size_t(source.width) * source.height;
-    const std::size_t out_plane = std::size_t(width) * height;
-    std::vector<std::uint8_t> in(3 * in_plane);
-    std::vector<std::uint8_t> scaled(3 * out_plane);
+    sws_ = sws_getContext(in_w_, in_h_, AV_PIX_FMT_GBRP, out_w_, out_h_, AV_PIX_FMT_GBRP,
+                          SWS_LANCZOS | SWS_ACCURATE_RND | SWS_BITEXACT, nullptr, nullptr, nullptr);
+    if (sws_ == nullptr) throw media::MediaError("swscale cannot make a Lanczos scaler");
+    in_.resize(std::size_t(3) * in_w_ * in_h_);
+    scaled_.resize(std::size_t(3) * out_w_ * out_h_);
+}
+
+LanczosScaler::~LanczosScaler() { sws_freeContext(sws_); }
+
+void LanczosScaler::Scale(const RgbImage& source, RgbImage& out) {
+    if (source.width != in_w_ || source.height != in_h_) {
+        throw media::MediaError("LanczosScaler: the picture changed size");
+    }
+    if (out.width != out_w_ || out.height != out_h_) out = RgbImage(out_w_, out_h_);
+    const std::size_t in_plane = std::size_t(in_w_) * in_h_;
+    const std::size_t out_plane = std::size_t(out_w_) * out_h_;
     // Plane order of GBRP: G, B, R.
     for (std::size_t i = 0; i < in_plane; ++i) {
-        in[i] = source.pixels[3 * i + 1];
-        in[in_plane + i] = source.pixels[3 * i + 2];
-        in[2 * in_plane + i] = source.pixels[3 * i];
+        in_[i] = source.pixels[3 * i + 1];
+        in_[in_plane + i] = source.pixels[3 * i + 2];
+        in_[2 * in_plane + i] = source.pixels[3 * i];
     }
-    const std::uint8_t* src[4] = {in.data(), in.data() + in_plane, in.data() + 2 * in_plane,
+    const std::uint8_t* src[4] = {in_.data(), in_.data() + in_plane, in_.data() + 2 * in_plane,
                                   nullptr};
-    const int src_stride[4] = {source.width, source.width, source.width, 0};
-    std::uint8_t* dst[4] = {scaled.data(), scaled.data() + out_plane, scaled.data() + 2 * out_plane,
-                            nullptr};
-    const int dst_stride[4] = {width, width, width, 0};
-    const int rows = sws_scale(sws, src, src_stride, 0, source.height, dst, dst_stride);
-    sws_freeContext(sws);
-    if (rows != height) throw media::MediaError("swscale could not scale the picture");
-    RgbImage out(width, height);
-    for (std::size_t i = 0; i < out_plane; ++i) {
-        out.pixels[3 * i] = scaled[2 * out_plane + i];
-        out.pixels[3 * i + 1] = scaled[i];
-        out.pixels[3 * i + 2] = scaled[out_plane + i];
+    const int src_stride[4] = {in_w_, in_w_, in_w_, 0};
+    std::uint8_t* dst[4] = {scaled_.data(), scaled_.data() + out_plane,
+                            scaled_.data() + 2 * out_plane, nullptr};
+    const int dst_stride[4] = {out_w_, out_w_, out_w_, 0};
+    if (sws_scale(sws_, src, src_stride, 0, in_h_, dst, dst_stride) != out_h_) {
+        throw media::MediaError("swscale could not scale the picture");
     }
-    return out;
+    for (std::size_t i = 0; i < out_plane; ++i) {
+        out.pixels[3 * i] = scaled_[2 * out_plane + i];
+        out.pixels[3 * i + 1] = scaled_[i];
+        out.pixels[3 * i + 2] = scaled_[out_plane + i];
+    }
 }
 
 RgbImage BoxBlur(const RgbImage& source, int radius) {

@@ -20,6 +20,8 @@
 #include "genhost/media/video.hpp"
 #include "genhost/providers/provider.hpp"
 
+struct SwsContext;
+
 namespace genhost::providers::edit {
 
 using media::RgbImage;
@@ -27,6 +29,25 @@ using media::RgbImage;
 // LanczosResize scales `source` to width x height with swscale's Lanczos filter (aspect not
 // kept), bit-exact.
 RgbImage LanczosResize(const RgbImage& source, int width, int height);
+
+// LanczosScaler is LanczosResize for a stream of pictures of one size: it keeps its swscale
+// context and planar buffers between pictures (the same bytes as LanczosResize).
+class LanczosScaler {
+  public:
+    LanczosScaler(int in_width, int in_height, int out_width, int out_height);
+    ~LanczosScaler();
+    LanczosScaler(const LanczosScaler&) = delete;
+    LanczosScaler& operator=(const LanczosScaler&) = delete;
+
+    // Scale writes `source` (in_width x in_height) scaled into `out`, resized to the output size.
+    void Scale(const RgbImage& source, RgbImage& out);
+
+  private:
+    int in_w_, in_h_, out_w_, out_h_;
+    SwsContext* sws_ = nullptr;
+    std::vector<std::uint8_t> in_;
+    std::vector<std::uint8_t> scaled_;
+};
 
 // BoxBlur is a box blur of radius `radius` (a (2r+1)^2 window, edges clamped), applied twice,
 // which approximates a Gaussian of sigma ~ 0.8 * radius.

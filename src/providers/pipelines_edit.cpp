@@ -161,17 +161,22 @@ std::vector<Output> VideoUpscale(const PipelineEnv& env, TaskContext& ctx) {
     const double grain_strength = input.value("smartGrain", 0) / 100.0;
     const bool vivid = input.value("flavor", "") == "vivid";
     const edit::Grain grain(SeedFor(ctx));
-    auto enhance = [&](const RgbImage& source) {
-        RgbImage image = source;
+    const bool filtered = vivid || creativity > 0 || sharpen > 0;
+    // Frames are decoded and enhanced on a producer thread a few frames ahead of the encoder
+    // (as in text_to_video); only that thread touches the sampler, `scaler` and `image`.
+    edit::LanczosScaler scaler(first.width, first.height, out_w, out_h);
+    RgbImage image;
+    auto enhanced = [&](int i, RgbImage& out) {
+        const RgbImage& source = sampler.Get((i + 0.5) / timing.fps);
+        if (!filtered) {
+            scaler.Scale(source, out);
+            return;
+        }
+        image = source;
         if (vivid) edit::Look(image, 1.12, 1.05);
         edit::DetailBoost(image, 0.6 * creativity, 0.4 * creativity);
         edit::UnsharpMask(image, 1, 1.5 * sharpen);
-        return edit::LanczosResize(image, out_w, out_h);
-    };
-    // Frames are decoded and enhanced on a producer thread a few frames ahead of the encoder
-    // (as in text_to_video); only that thread touches the sampler.
-    auto enhanced = [&](int i, RgbImage& out) {
-        out = enhance(sampler.Get((i + 0.5) / timing.fps));
+        scaler.Scale(image, out);
     };
     if (!boost) {
         // Frame i is the i-th written, so its grain is added on the producer thread too.
