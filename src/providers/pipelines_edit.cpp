@@ -511,13 +511,14 @@ std::vector<Output> AvatarVideos(const PipelineEnv& env, TaskContext& ctx) {
     spec.audio = true;
     const std::string out_path = edit::OutputPath(ctx, "avatar_videos.mp4");
     media::VideoWriter writer(spec, out_path, TrackSource(audio));
-    RgbImage frame;
-    for (int i = 0; i < frames; ++i) {
-        ctx.CheckCancelled();
-        edit::DrawFrame(portrait, openness[i], edit::BlinkAt(seed, i, kFps), frame);
-        writer.WriteFrame(frame);
-        ctx.Progress(0.3 + 0.68 * (i + 1) / frames);
-    }
+    // Frames are drawn on a producer thread a few frames ahead of the encoder (see
+    // video_upscale).
+    EncodeAhead(
+        ctx, writer, frames, kWidth, kHeight,
+        [&](int i, RgbImage& out) {
+            edit::DrawFrame(portrait, openness[i], edit::BlinkAt(seed, i, kFps), out);
+        },
+        0.3, 0.68);
     writer.Finish();
     ctx.Progress(1.0);
     return {VideoOutput(out_path, spec.format)};
