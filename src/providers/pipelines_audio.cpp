@@ -11,6 +11,7 @@
 
 #include "audio_voices.hpp"
 #include "genhost/media/audio.hpp"
+#include "genhost/media/image.hpp"
 #include "pipelines.hpp"
 
 namespace genhost::providers {
@@ -50,12 +51,21 @@ AudioBuffer Filter(const TaskContext& ctx, const AudioBuffer& in, const std::str
 }
 
 // ReadInput materialises the media string `uri` and decodes its (first) audio track to mono
-// float PCM at `rate`; undecodable media end the task ASSET.INVALID.
+// float PCM at `rate`, or with `min_rate` > 0 at the track's own rate when that lies between
+// min_rate and rate; undecodable media end the task ASSET.INVALID.
 AudioBuffer ReadInput(const TaskContext& ctx, const std::string& uri, MediaKind kind, int rate,
-                      double max_seconds) {
+                      double max_seconds, int min_rate = 0) {
     const std::string path = ctx.Input(uri, kind);
     media::AudioReadOptions options;
     options.sample_rate = rate;
+    if (min_rate > 0) {
+        try {
+            const int own = media::ProbeMediaFile(path).sample_rate;
+            if (own > 0) options.sample_rate = std::clamp(own, min_rate, rate);
+        } catch (const media::MediaError&) {
+            // ReadAudio below reports the undecodable input.
+        }
+    }
     options.channels = 1;
     options.max_seconds = max_seconds + 0.5;
     AudioBuffer audio;
@@ -363,9 +373,15 @@ std::vector<Output> SpeechToSpeech(const PipelineEnv& env, TaskContext& ctx) {
     const json& media_field = input.at("media");
     const MediaKind kind =
         media_field.value("type", "audio") == "video" ? MediaKind::kVideo : MediaKind::kAudio;
+    // The voice is moved at the input's own rate when it is below 44.1 kHz (espeak-ng speaks at
+    // 22.05 kHz; at least 22.05 kHz so the chains' filters stay below Nyquist): rubberband's work
+    // grows with the rate and there is nothing above the input's Nyquist frequency to move. The
+    // chain ends resampling to 44.1 kHz.
     constexpr int kRate = 44100;
-    AudioBuffer source = ReadInput(ctx, media_field.value("uri", ""), kind, kRate, 300);
-    const std::int64_t frames = source.frames();
+    AudioBuffer source = ReadInput(ctx, media_field.value("uri", ""), kind, kRate, 300, 22050);
+    const int rate = source.sample_rate;
+    const std::int64_t frames = static_cast<std::int64_t>(
+        std::llround(static_cast<double>(source.frames()) * kRate / static_cast<double>(rate)));
     const auto& voice = PresetVoice(input);
     ctx.Progress(0.5);
 
@@ -378,16 +394,16 @@ std::vector<Output> SpeechToSpeech(const PipelineEnv& env, TaskContext& ctx) {
     const double f0 = media::EstimatePitch(source);
     const double ratio = f0 > 0 ? std::clamp(VoiceF0(voice) / f0, 0.5, 2.0) : 1.0;
     const double formant = std::clamp(voice.tract * std::pow(ratio, 0.25), 0.7, 1.4);
-    const long shifted = std::lround(kRate * formant);
-    const double actual = static_cast<double>(shifted) / kRate;
+    const long shifted = std::lround(rate * formant);
+    const double actual = static_cast<double>(shifted) / rate;
     // rubberband first: after atempo in the same graph it is handed frames past its final one.
     std::string chain;
     const double pitch = ratio / actual;
     if (std::abs(pitch - 1.0) > 1e-3) {
         chain = "rubberband=pitch=" + Num(pitch) + ":formant=preserved,";
     }
-    chain += TractChain(actual, kRate) + "," + voice.colour;
-    AudioBuffer converted = Filter(ctx, source, chain);
+    chain += TractChain(actual, rate) + "," + voice.colour;
+    AudioBuffer converted = Filter(ctx, source, chain, kRate);
     ctx.Progress(0.9);
     media::FitFrames(converted, frames);
     Level(converted, 0.89f);
