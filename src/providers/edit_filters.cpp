@@ -49,6 +49,36 @@ void BoxPass(const RgbImage& in, RgbImage& out, int r, bool horizontal) {
     }
 }
 
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && defined(__linux__)
+#define GENHOST_PLANE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GENHOST_PLANE_CLONES
+#endif
+
+// ToPlanes splits n RGB24 pixels into GBRP's planes, FromPlanes joins them again. Byte copies:
+// every variant the compiler makes (AVX2 shuffles, baseline SSE2) gives the same bytes.
+GENHOST_PLANE_CLONES void ToPlanes(const std::uint8_t* __restrict rgb, std::size_t n,
+                                   std::uint8_t* __restrict g, std::uint8_t* __restrict b,
+                                   std::uint8_t* __restrict r) {
+    for (std::size_t i = 0; i < n; ++i) {
+        g[i] = rgb[3 * i + 1];
+        b[i] = rgb[3 * i + 2];
+        r[i] = rgb[3 * i];
+    }
+}
+
+GENHOST_PLANE_CLONES void FromPlanes(const std::uint8_t* __restrict g,
+                                     const std::uint8_t* __restrict b,
+                                     const std::uint8_t* __restrict r, std::size_t n,
+                                     std::uint8_t* __restrict rgb) {
+    for (std::size_t i = 0; i < n; ++i) {
+        rgb[3 * i] = r[i];
+        rgb[3 * i + 1] = g[i];
+        rgb[3 * i + 2] = b[i];
+    }
+}
+#undef GENHOST_PLANE_CLONES
+
 }  // namespace
 
 std::uint64_t Mix64(std::uint64_t x) {
@@ -107,11 +137,8 @@ void LanczosScaler::Scale(const RgbImage& source, RgbImage& out) {
     const std::size_t in_plane = std::size_t(in_w_) * in_h_;
     const std::size_t out_plane = std::size_t(out_w_) * out_h_;
     // Plane order of GBRP: G, B, R.
-    for (std::size_t i = 0; i < in_plane; ++i) {
-        in_[i] = source.pixels[3 * i + 1];
-        in_[in_plane + i] = source.pixels[3 * i + 2];
-        in_[2 * in_plane + i] = source.pixels[3 * i];
-    }
+    ToPlanes(source.pixels.data(), in_plane, in_.data(), in_.data() + in_plane,
+             in_.data() + 2 * in_plane);
     const std::uint8_t* src[4] = {in_.data(), in_.data() + in_plane, in_.data() + 2 * in_plane,
                                   nullptr};
     const int src_stride[4] = {in_w_, in_w_, in_w_, 0};
@@ -121,11 +148,8 @@ void LanczosScaler::Scale(const RgbImage& source, RgbImage& out) {
     if (sws_scale(sws_, src, src_stride, 0, in_h_, dst, dst_stride) != out_h_) {
         throw media::MediaError("swscale could not scale the picture");
     }
-    for (std::size_t i = 0; i < out_plane; ++i) {
-        out.pixels[3 * i] = scaled_[2 * out_plane + i];
-        out.pixels[3 * i + 1] = scaled_[i];
-        out.pixels[3 * i + 2] = scaled_[out_plane + i];
-    }
+    FromPlanes(scaled_.data(), scaled_.data() + out_plane, scaled_.data() + 2 * out_plane,
+               out_plane, out.pixels.data());
 }
 
 RgbImage BoxBlur(const RgbImage& source, int radius) {
