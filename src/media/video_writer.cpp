@@ -257,6 +257,67 @@ void ConvertRows(const YuvMatrix& m, const YuvLayout& layout, std::uint16_t* con
     }
 }
 
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && defined(__linux__)
+#define GENHOST_YUV8_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GENHOST_YUV8_CLONES
+#endif
+
+// Yuv8Weights are the 8-bit BT.709 case of ConvertRows with the 8 -> 16 bit expansion
+// (v * 257) folded in: the same integer arithmetic in 32 bits, which holds every intermediate
+// value of this matrix (at most 2^31 - 2400 for (B' - Y') * cb_scale), so the same samples.
+struct Yuv8Weights {
+    std::uint32_t kr, kg, kb;  // 16.16 luma weights
+    std::int32_t cb_scale, cr_scale;
+    std::uint32_t y_scale, y_offset;
+    std::int32_t c_scale;
+};
+
+// Luma8Row is LumaRow of an 8-bit RGB24 row.
+GENHOST_YUV8_CLONES void Luma8Row(const Yuv8Weights& w, const std::uint8_t* __restrict rgb,
+                                  int width, std::uint8_t* __restrict out) {
+    for (int x = 0; x < width; ++x) {
+        const std::uint32_t e = (w.kr * (rgb[3 * x] * 257u) + w.kg * (rgb[3 * x + 1] * 257u) +
+                                 w.kb * (rgb[3 * x + 2] * 257u) + 32768u) >>
+                                16;
+        out[x] = static_cast<std::uint8_t>(w.y_offset + ((e * w.y_scale + 32768u) >> 16));
+    }
+}
+
+// Chroma420Row8 is the chroma of ConvertRowsAs for 8-bit 4:2:0 from two RGB24 rows (the same
+// row twice for a last odd row) of an even width: each sample from its 2x2 block. `sums` holds
+// 3 * width values: the two rows added per component, so both loops have strides the
+// vectoriser takes.
+GENHOST_YUV8_CLONES void Chroma420Row8(const Yuv8Weights& w, const std::uint8_t* __restrict r0,
+                                       const std::uint8_t* __restrict r1, int width,
+                                       std::uint16_t* __restrict sums, std::uint8_t* __restrict cb,
+                                       std::uint8_t* __restrict cr) {
+    std::uint16_t* __restrict sr = sums;
+    std::uint16_t* __restrict sg = sums + width;
+    std::uint16_t* __restrict sb = sums + 2 * width;
+    for (int x = 0; x < width; ++x) {
+        sr[x] = static_cast<std::uint16_t>(r0[3 * x] + r1[3 * x]);
+        sg[x] = static_cast<std::uint16_t>(r0[3 * x + 1] + r1[3 * x + 1]);
+        sb[x] = static_cast<std::uint16_t>(r0[3 * x + 2] + r1[3 * x + 2]);
+    }
+    const auto code = [&](std::int32_t e) {
+        const std::int32_t scaled = e * w.c_scale;
+        const std::int32_t rounded =
+            scaled >= 0 ? (scaled + 32768) >> 16 : -((-scaled + 32768) >> 16);
+        return static_cast<std::uint8_t>(std::clamp(128 + rounded, 0, 255));
+    };
+    for (int cx = 0; cx < width / 2; ++cx) {
+        const std::uint32_t pr = (257u * (sr[2 * cx] + sr[2 * cx + 1]) + 2) / 4;
+        const std::uint32_t pg = (257u * (sg[2 * cx] + sg[2 * cx + 1]) + 2) / 4;
+        const std::uint32_t pb = (257u * (sb[2 * cx] + sb[2 * cx + 1]) + 2) / 4;
+        const std::uint32_t ey = (w.kr * pr + w.kg * pg + w.kb * pb + 32768u) >> 16;
+        const auto y = static_cast<std::int32_t>(ey);
+        cb[cx] = code((static_cast<std::int32_t>(pb) - y) * w.cb_scale / 65536);
+        cr[cx] = code((static_cast<std::int32_t>(pr) - y) * w.cr_scale / 65536);
+    }
+}
+#undef GENHOST_YUV8_CLONES
+
 const AVCodec* FindEncoder(const char* name) {
     const AVCodec* codec = avcodec_find_encoder_by_name(name);
     if (codec == nullptr) throw MediaError(std::string("this build has no ") + name + " encoder");
@@ -288,6 +349,7 @@ struct VideoWriter::Impl {
     // through `hdr` (16-bit PQ / HLG codes, or half floats) before the Y'CbCr conversion.
     std::optional<HdrConverter> hdr;
     std::vector<std::uint16_t> rgb48;
+    std::vector<std::uint16_t> sums;  // 8-bit 4:2:0 chroma: two rows added
     RgbImage full;
 
     // Sequences.
@@ -525,6 +587,31 @@ void VideoWriter::Impl::ConvertInto(const RgbImage& frame, AVFrame* out) {
     const YuvMatrix& matrix =
         plan.colorspace == AVCOL_SPC_BT2020_NCL ? kBt2020Matrix : kBt709Matrix;
     const int width = spec.width;
+    if (!hdr && layout.depth == 8 && layout.chroma_w == 1 && layout.chroma_h == 1 &&
+        !layout.alpha && &matrix == &kBt709Matrix && width % 2 == 0) {
+        // H.264 MP4, the common case: straight from the 8-bit rows, the same samples.
+        sums.resize(std::size_t(3) * width);
+        const Yuv8Weights w{static_cast<std::uint32_t>(matrix.kr),
+                            static_cast<std::uint32_t>(matrix.kg),
+                            static_cast<std::uint32_t>(matrix.kb),
+                            static_cast<std::int32_t>(matrix.cb_scale),
+                            static_cast<std::int32_t>(matrix.cr_scale),
+                            ((219u << 16) + 32767) / 65535,
+                            16,
+                            static_cast<std::int32_t>(((224 << 16) + 32767) / 65535)};
+        for (int y = 0; y < spec.height; y += 2) {
+            const std::uint8_t* r0 = source->Row(y);
+            const std::uint8_t* r1 = y + 1 < spec.height ? source->Row(y + 1) : r0;
+            Luma8Row(w, r0, width, out->data[0] + std::ptrdiff_t(y) * out->linesize[0]);
+            if (y + 1 < spec.height) {
+                Luma8Row(w, r1, width, out->data[0] + std::ptrdiff_t(y + 1) * out->linesize[0]);
+            }
+            const std::ptrdiff_t cy = y / 2;
+            Chroma420Row8(w, r0, r1, width, sums.data(), out->data[1] + cy * out->linesize[1],
+                          out->data[2] + cy * out->linesize[2]);
+        }
+        return;
+    }
     rgb48.resize(std::size_t(6) * width);  // two rows of 16-bit RGB
     for (int y = 0; y < spec.height; y += 1 << layout.chroma_h) {
         const int rows = std::min(1 << layout.chroma_h, spec.height - y);
