@@ -156,16 +156,21 @@ run_case "character_performance 5 s 1280x720" character_performance \
   -filter_complex "[1:v]scale=1280:720[bg];[0:v]scale=320:180[fg];[bg][fg]overlay=20:20" \
   -t 5 -r 24 "${x264[@]}" "$work/ff.mp4"
 # avatar_videos: a portrait with a moving mouth, 24 fps for the speech's length, H.264 + AAC. The
-# reference encodes the still 1280x720 picture with the same speech (and, for the text case,
-# makes the speech with the espeak-ng command line first).
+# reference encodes the still 1280x720 picture, decoded once and repeated by the loop filter (with
+# -loop 1 ffmpeg decodes the PNG again for every frame, and -shortest overshoots by the encoder's
+# delay), for the speech's duration, with the speech as 48 kHz stereo AAC; for the text case it
+# first makes the speech with the espeak-ng command line.
 avatar='"avatar":{"type":"service-preset","presetId":"cooking-teacher"}'
-aac=(-c:a aac -ac 2 -ar 48000 -shortest)
+still=(-filter_complex "[0:v]loop=loop=-1:size=1,setpts=N/24/TB[v]" -map "[v]" -map 1:a -r 24)
+aac=(-c:a aac -ac 2 -ar 48000)
+wav_seconds=$(ffprobe -v error -show_entries format=duration -of csv=p=0 "$work/in.wav")
 run_case "avatar_videos 1280x720, audio" avatar_videos \
   "$(body avt "{\"model\":\"gwm1_avatars\",$avatar,\"speech\":{\"type\":\"audio\",\"audio\":\"\$wav\"}}")" \
-  -loop 1 -framerate 24 -i "$work/in.png" -i "$work/in.wav" "${aac[@]}" "${x264[@]}" "$work/ff.mp4"
+  -i "$work/in.png" -i "$work/in.wav" "${still[@]}" -t "$wav_seconds" "${aac[@]}" "${x264[@]}" \
+  "$work/ff.mp4"
 run_case_sh "avatar_videos 1280x720, text (espeak-ng)" avatar_videos \
   "{\"model\":\"gwm1_avatars\",$avatar,\"speech\":{\"type\":\"text\",\"text\":\"$speech\"}}" \
-  "espeak-ng -w '$work/avt.wav' '$speech' && ffmpeg -hide_banner -loglevel error -y -loop 1 -framerate 24 -i '$work/in.png' -i '$work/avt.wav' ${aac[*]} ${x264[*]} '$work/ff.mp4'"
+  "espeak-ng -w '$work/avt.wav' '$speech' && t=\$(ffprobe -v error -show_entries format=duration -of csv=p=0 '$work/avt.wav') && ffmpeg -hide_banner -loglevel error -y -i '$work/in.png' -i '$work/avt.wav' -filter_complex '[0:v]loop=loop=-1:size=1,setpts=N/24/TB[v]' -map '[v]' -map 1:a -r 24 -t \$t ${aac[*]} ${x264[*]} '$work/ff.mp4'"
 run_case "image_upscale 2x to 2560x1440 PNG" image_upscale \
   "$(body iup '{"model":"upscale_precision_upscaler_v2","imageUri":"$png","scaleFactor":2}')" \
   -i "$work/in.png" -vf "scale=iw*2:ih*2:flags=lanczos" "$work/ff.png"
