@@ -135,9 +135,12 @@ PY
 }
 x264=(-c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p -movflags +faststart)
 
+# A still input is decoded once and repeated by the loop filter, as the pipelines decode it once
+# (`-loop 1` would make ffmpeg decode the PNG again for every frame).
+repeat="loop=loop=-1:size=1,setpts=N/24/TB"
 run_case "image_to_video 5 s 1280x720" image_to_video \
   "$(body i2v '{"model":"gen4.5","promptImage":"$png","promptText":"the sea moves","ratio":"1280:720","duration":5}')" \
-  -loop 1 -i "$work/in.png" -t 5 -r 24 -vf "zoompan=z='1+0.0005*on':d=1:s=1280x720:fps=24" \
+  -i "$work/in.png" -t 5 -r 24 -vf "$repeat,zoompan=z='1+0.0005*on':d=1:s=1280x720:fps=24" \
   "${x264[@]}" "$work/ff.mp4"
 run_case "video_to_video aleph2 5 s 854x480" video_to_video \
   "$(body v2v '{"model":"aleph2","videoUri":"$mp4","promptText":"make it snow"}')" \
@@ -152,16 +155,15 @@ run_case "video_to_hdr 5 s 854x480 HDR10 HEVC" video_to_hdr \
   -movflags +faststart "$work/ff.mp4"
 run_case "character_performance 5 s 1280x720" character_performance \
   "$(body act '{"model":"act_two","character":{"type":"image","uri":"$png"},"reference":{"type":"video","uri":"$mp4"},"ratio":"1280:720"}')" \
-  -i "$work/in.mp4" -loop 1 -i "$work/in.png" \
-  -filter_complex "[1:v]scale=1280:720[bg];[0:v]scale=320:180[fg];[bg][fg]overlay=20:20" \
+  -i "$work/in.mp4" -i "$work/in.png" \
+  -filter_complex "[1:v]$repeat,scale=1280:720[bg];[0:v]scale=320:180[fg];[bg][fg]overlay=20:20" \
   -t 5 -r 24 "${x264[@]}" "$work/ff.mp4"
 # avatar_videos: a portrait with a moving mouth, 24 fps for the speech's length, H.264 + AAC. The
-# reference encodes the still 1280x720 picture, decoded once and repeated by the loop filter (with
-# -loop 1 ffmpeg decodes the PNG again for every frame, and -shortest overshoots by the encoder's
-# delay), for the speech's duration, with the speech as 48 kHz stereo AAC; for the text case it
-# first makes the speech with the espeak-ng command line.
+# reference encodes the still 1280x720 picture (repeated, as above) for the speech's duration
+# (`-shortest` overshoots by the encoder's delay), with the speech as 48 kHz stereo AAC; for the
+# text case it first makes the speech with the espeak-ng command line.
 avatar='"avatar":{"type":"service-preset","presetId":"cooking-teacher"}'
-still=(-filter_complex "[0:v]loop=loop=-1:size=1,setpts=N/24/TB[v]" -map "[v]" -map 1:a -r 24)
+still=(-filter_complex "[0:v]$repeat[v]" -map "[v]" -map 1:a -r 24)
 aac=(-c:a aac -ac 2 -ar 48000)
 wav_seconds=$(ffprobe -v error -show_entries format=duration -of csv=p=0 "$work/in.wav")
 run_case "avatar_videos 1280x720, audio" avatar_videos \
@@ -170,7 +172,7 @@ run_case "avatar_videos 1280x720, audio" avatar_videos \
   "$work/ff.mp4"
 run_case_sh "avatar_videos 1280x720, text (espeak-ng)" avatar_videos \
   "{\"model\":\"gwm1_avatars\",$avatar,\"speech\":{\"type\":\"text\",\"text\":\"$speech\"}}" \
-  "espeak-ng -w '$work/avt.wav' '$speech' && t=\$(ffprobe -v error -show_entries format=duration -of csv=p=0 '$work/avt.wav') && ffmpeg -hide_banner -loglevel error -y -i '$work/in.png' -i '$work/avt.wav' -filter_complex '[0:v]loop=loop=-1:size=1,setpts=N/24/TB[v]' -map '[v]' -map 1:a -r 24 -t \$t ${aac[*]} ${x264[*]} '$work/ff.mp4'"
+  "espeak-ng -w '$work/avt.wav' '$speech' && t=\$(ffprobe -v error -show_entries format=duration -of csv=p=0 '$work/avt.wav') && ffmpeg -hide_banner -loglevel error -y -i '$work/in.png' -i '$work/avt.wav' -filter_complex '[0:v]$repeat[v]' -map '[v]' -map 1:a -r 24 -t \$t ${aac[*]} ${x264[*]} '$work/ff.mp4'"
 run_case "image_upscale 2x to 2560x1440 PNG" image_upscale \
   "$(body iup '{"model":"upscale_precision_upscaler_v2","imageUri":"$png","scaleFactor":2}')" \
   -i "$work/in.png" -vf "scale=iw*2:ih*2:flags=lanczos" "$work/ff.png"
