@@ -153,8 +153,19 @@ run_case "video_to_hdr 5 s 854x480 HDR10 HEVC" video_to_hdr \
   -i "$work/in.mp4" -vf "zscale=t=smpte2084:m=bt2020nc:p=bt2020:tin=bt709:min=bt709:pin=bt709:npl=400,format=yuv420p10le" \
   -c:v libx265 -preset superfast -crf 20 -tag:v hvc1 -x265-params log-level=error:hdr10=1 \
   -movflags +faststart "$work/ff.mp4"
-run_case "character_performance 5 s 1280x720" character_performance \
-  "$(body act '{"model":"act_two","character":{"type":"image","uri":"$png"},"reference":{"type":"video","uri":"$mp4"},"ratio":"1280:720"}')" \
+# character_performance moves a camera over the character picture every frame (a bilinear
+# resample of the whole frame, zoomed in at least 1.12x and panning) and lifts its contrast,
+# driven by the reference video's motion. The reference does the same kinds of work: the picture
+# cropped by a panning 1/1.12 window and scaled back bilinearly, a contrast grade, and the
+# reference video decoded and laid over it small. The second case keeps the earlier, lighter
+# reference (no camera, no grade) for comparison with the earlier figures.
+act_body=$(body act '{"model":"act_two","character":{"type":"image","uri":"$png"},"reference":{"type":"video","uri":"$mp4"},"ratio":"1280:720"}')
+camera="crop=w=1142:h=642:x='69+40*sin(t)':y='39+20*sin(2*t)',scale=1280:720:flags=bilinear"
+run_case "character_performance 5 s 1280x720" character_performance "$act_body" \
+  -i "$work/in.mp4" -i "$work/in.png" \
+  -filter_complex "[1:v]$repeat,$camera,eq=contrast=1.05:brightness=0.01[bg];[0:v]scale=320:180[fg];[bg][fg]overlay=20:20" \
+  -t 5 -r 24 "${x264[@]}" "$work/ff.mp4"
+run_case "character_performance, overlay-only ref." character_performance "$act_body" \
   -i "$work/in.mp4" -i "$work/in.png" \
   -filter_complex "[1:v]$repeat,scale=1280:720[bg];[0:v]scale=320:180[fg];[bg][fg]overlay=20:20" \
   -t 5 -r 24 "${x264[@]}" "$work/ff.mp4"
