@@ -102,9 +102,10 @@ class AsyncStatement {
     bool used_ = false;     // the connection has run a statement
     bool reused_ = false;   // ... before this execution
     bool retried_ = false;  // this execution was sent again on a new connection
+    // Exec has not returned yet: answers are posted, never given inside Exec.
     std::atomic<bool> in_exec_{false};
     std::chrono::steady_clock::time_point retry_at_{};  // after a failed connect
-    std::chrono::milliseconds backoff_{100};  // Exec has not returned yet: answers are posted
+    std::chrono::milliseconds backoff_{100};
 };
 
 template <class In, class Out>
