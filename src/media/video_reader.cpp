@@ -115,6 +115,14 @@ void Yuv420ToRgb(const AVFrame* frame, bool bt709, bool full_range, RgbImage& ou
     }
 }
 
+// Reshape gives `image` the size w x h, keeping its buffer when it already has that size (a
+// frame moved away from keeps its width and height but not its pixels).
+void Reshape(RgbImage& image, int w, int h) {
+    if (image.width != w || image.height != h || image.pixels.size() != std::size_t(3) * w * h) {
+        image = RgbImage(w, h);
+    }
+}
+
 // ToRgb converts a decoded picture to RGB24 of out_w x out_h, reusing `scaler` while the
 // source format and size stay the same.
 void ToRgb(const AVFrame* frame, int out_w, int out_h, SwsContextPtr& scaler, int& key_w,
@@ -124,7 +132,7 @@ void ToRgb(const AVFrame* frame, int out_w, int out_h, SwsContextPtr& scaler, in
     full_range = full_range || frame->color_range == AVCOL_RANGE_JPEG;
     const bool bt709 = frame->colorspace == AVCOL_SPC_BT709 || frame->height > 576;
     if (source == AV_PIX_FMT_YUV420P && out_w == frame->width && out_h == frame->height) {
-        if (out.width != out_w || out.height != out_h) out = RgbImage(out_w, out_h);
+        Reshape(out, out_w, out_h);
         Yuv420ToRgb(frame, bt709, full_range, out);
         return;
     }
@@ -142,7 +150,7 @@ void ToRgb(const AVFrame* frame, int out_w, int out_h, SwsContextPtr& scaler, in
         key_h = frame->height;
         key_format = frame->format;
     }
-    if (out.width != out_w || out.height != out_h) out = RgbImage(out_w, out_h);
+    Reshape(out, out_w, out_h);
     std::uint8_t* dst[4] = {out.pixels.data(), nullptr, nullptr, nullptr};
     int stride[4] = {3 * out_w, 0, 0, 0};
     if (sws_scale(scaler.get(), frame->data, frame->linesize, 0, frame->height, dst, stride) !=
