@@ -123,12 +123,17 @@ AudioReader::AudioReader(const std::string& path, const AudioReadOptions& option
     }
     r.options = options;
     r.deadline = std::chrono::steady_clock::now() + options.timeout;
-    r.max_frames_out = static_cast<std::int64_t>(options.max_seconds * options.sample_rate);
     r.input = std::make_unique<FileInput>(path, InputLimits{}, r.deadline, kMaxDecodePixels);
     AVFormatContext* format = r.input->Format();
     r.stream_index = FindAudioStream(format);
     if (r.stream_index < 0) throw MediaError("the file has no audio stream");
     const AVStream* stream = format->streams[r.stream_index];
+    const int own_rate = stream->codecpar->sample_rate;
+    if (options.min_sample_rate > 0 && own_rate > 0) {
+        r.options.sample_rate = std::clamp(
+            own_rate, std::min(options.min_sample_rate, options.sample_rate), options.sample_rate);
+    }
+    r.max_frames_out = static_cast<std::int64_t>(options.max_seconds * r.options.sample_rate);
     for (unsigned i = 0; i < format->nb_streams; ++i) {
         if (static_cast<int>(i) != r.stream_index) format->streams[i]->discard = AVDISCARD_ALL;
     }
@@ -148,6 +153,8 @@ AudioReader::AudioReader(const std::string& path, const AudioReadOptions& option
 }
 
 AudioReader::~AudioReader() = default;
+
+int AudioReader::SampleRate() const { return impl_->options.sample_rate; }
 
 double AudioReader::DurationHint() const {
     const AVFormatContext* format = impl_->input->Format();
@@ -216,11 +223,11 @@ AudioBuffer ReadAudio(const std::string& path, const AudioReadOptions& options,
                       const std::function<bool()>& keep_going) {
     AudioReader reader(path, options);
     AudioBuffer audio;
-    audio.sample_rate = options.sample_rate;
+    audio.sample_rate = reader.SampleRate();
     audio.channels = options.channels;
     const double hint = reader.DurationHint();
     if (hint > 0 && hint <= options.max_seconds) {
-        audio.samples.reserve(static_cast<std::size_t>(hint * options.sample_rate + 4096) *
+        audio.samples.reserve(static_cast<std::size_t>(hint * audio.sample_rate + 4096) *
                               options.channels);
     }
     while (reader.Read(audio.samples, 65536) > 0) {

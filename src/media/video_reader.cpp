@@ -14,6 +14,7 @@ extern "C" {
 
 #include "av_handles.hpp"
 #include "decode.hpp"
+#include "genhost/core/cpu.hpp"
 #include "genhost/media/video.hpp"
 #include "memory_io.hpp"
 #include "scene.hpp"
@@ -67,23 +68,17 @@ RgbMatrix MatrixFor(bool bt709, bool full_range) {
             fix(cs * 2 * (1 - kb) / 8)};
 }
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && defined(__linux__)
-#define GENHOST_RGB_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define GENHOST_RGB_CLONES
-#endif
-
 // ChromaRow widens one row of 4:2:0 chroma to the luma width, each sample covering its 2x2
 // block (as libswscale's and libjpeg's fast paths do); out = 8 * (C - 128). On x264 encodes of
 // testsrc2 (sharp, and blurred with sigma 1.2) the result was 4.8 and 3.2 dB PSNR closer to the
 // RGB source than swscale's SWS_ACCURATE_RND path it replaces.
-GENHOST_RGB_CLONES void ChromaRow(const std::uint8_t* chroma, int width, std::int16_t* out) {
+GENHOST_CPU_CLONES void ChromaRow(const std::uint8_t* chroma, int width, std::int16_t* out) {
     for (int x = 0; x < width; ++x) out[x] = static_cast<std::int16_t>(8 * chroma[x >> 1] - 1024);
 }
 
 // RgbRow converts one row of luma and upsampled chroma to RGB24. Integer arithmetic only: every
 // variant the compiler makes gives the same bytes.
-GENHOST_RGB_CLONES void RgbRow(const RgbMatrix& m, const std::uint8_t* luma, const std::int16_t* cb,
+GENHOST_CPU_CLONES void RgbRow(const RgbMatrix& m, const std::uint8_t* luma, const std::int16_t* cb,
                                const std::int16_t* cr, int width, std::uint8_t* out) {
     for (int x = 0; x < width; ++x) {
         const int l = (luma[x] - m.y_offset) * m.y_scale + 32768;
@@ -95,7 +90,6 @@ GENHOST_RGB_CLONES void RgbRow(const RgbMatrix& m, const std::uint8_t* luma, con
         out[3 * x + 2] = static_cast<std::uint8_t>(std::clamp(b, 0, 255));
     }
 }
-#undef GENHOST_RGB_CLONES
 
 // Yuv420ToRgb converts an 8-bit 4:2:0 picture to RGB24 of its own size: the common case of
 // input video, about twice as fast as swscale's accurate path.
@@ -115,14 +109,6 @@ void Yuv420ToRgb(const AVFrame* frame, bool bt709, bool full_range, RgbImage& ou
     }
 }
 
-// Reshape gives `image` the size w x h, keeping its buffer when it already has that size (a
-// frame moved away from keeps its width and height but not its pixels).
-void Reshape(RgbImage& image, int w, int h) {
-    if (image.width != w || image.height != h || image.pixels.size() != std::size_t(3) * w * h) {
-        image = RgbImage(w, h);
-    }
-}
-
 // ToRgb converts a decoded picture to RGB24 of out_w x out_h, reusing `scaler` while the
 // source format and size stay the same.
 void ToRgb(const AVFrame* frame, int out_w, int out_h, SwsContextPtr& scaler, int& key_w,
@@ -132,7 +118,7 @@ void ToRgb(const AVFrame* frame, int out_w, int out_h, SwsContextPtr& scaler, in
     full_range = full_range || frame->color_range == AVCOL_RANGE_JPEG;
     const bool bt709 = frame->colorspace == AVCOL_SPC_BT709 || frame->height > 576;
     if (source == AV_PIX_FMT_YUV420P && out_w == frame->width && out_h == frame->height) {
-        Reshape(out, out_w, out_h);
+        out.Reshape(out_w, out_h);
         Yuv420ToRgb(frame, bt709, full_range, out);
         return;
     }
@@ -150,7 +136,7 @@ void ToRgb(const AVFrame* frame, int out_w, int out_h, SwsContextPtr& scaler, in
         key_h = frame->height;
         key_format = frame->format;
     }
-    Reshape(out, out_w, out_h);
+    out.Reshape(out_w, out_h);
     std::uint8_t* dst[4] = {out.pixels.data(), nullptr, nullptr, nullptr};
     int stride[4] = {3 * out_w, 0, 0, 0};
     if (sws_scale(scaler.get(), frame->data, frame->linesize, 0, frame->height, dst, stride) !=
@@ -406,7 +392,7 @@ void Letterbox(const RgbImage& source, RgbImage& out) {
 
 void CrossFade(const RgbImage& a, const RgbImage& b, double t, RgbImage& out) {
     if (a.width != b.width || a.height != b.height) throw MediaError("CrossFade: sizes differ");
-    if (out.width != a.width || out.height != a.height) out = RgbImage(a.width, a.height);
+    out.Reshape(a.width, a.height);
     const int wb = static_cast<int>(std::lround(std::clamp(t, 0.0, 1.0) * 256));
     const int wa = 256 - wb;
     for (std::size_t i = 0; i < a.pixels.size(); ++i) {

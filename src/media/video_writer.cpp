@@ -17,6 +17,7 @@ extern "C" {
 #include <optional>
 
 #include "av_handles.hpp"
+#include "genhost/core/cpu.hpp"
 #include "genhost/media/video.hpp"
 #include "video_internal.hpp"
 
@@ -159,20 +160,14 @@ inline void LumaRowAs(const LumaWeights& w, const std::uint16_t* p, int width, S
         out[x] = static_cast<Sample>(w.offset + ((e * w.scale + 32768) >> 16));
     }
 }
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && defined(__linux__)
-#define GENHOST_LUMA_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define GENHOST_LUMA_CLONES
-#endif
-GENHOST_LUMA_CLONES void LumaRow(const LumaWeights& w, const std::uint16_t* p, int width,
-                                 std::uint8_t* out) {
+GENHOST_CPU_CLONES void LumaRow(const LumaWeights& w, const std::uint16_t* p, int width,
+                                std::uint8_t* out) {
     LumaRowAs(w, p, width, out);
 }
-GENHOST_LUMA_CLONES void LumaRow(const LumaWeights& w, const std::uint16_t* p, int width,
-                                 std::uint16_t* out) {
+GENHOST_CPU_CLONES void LumaRow(const LumaWeights& w, const std::uint16_t* p, int width,
+                                std::uint16_t* out) {
     LumaRowAs(w, p, width, out);
 }
-#undef GENHOST_LUMA_CLONES
 
 // ChromaW / ChromaH are layout.chroma_w / chroma_h as constants (-1: read from the layout), so
 // the common layouts get their block sizes and divisors folded in at compile time.
@@ -257,12 +252,6 @@ void ConvertRows(const YuvMatrix& m, const YuvLayout& layout, std::uint16_t* con
     }
 }
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && defined(__linux__)
-#define GENHOST_YUV8_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define GENHOST_YUV8_CLONES
-#endif
-
 // Yuv8Weights are the 8-bit BT.709 case of ConvertRows with the 8 -> 16 bit expansion
 // (v * 257) folded in: the same integer arithmetic in 32 bits, which holds every intermediate
 // value of this matrix (at most 2^31 - 2400 for (B' - Y') * cb_scale), so the same samples.
@@ -274,8 +263,8 @@ struct Yuv8Weights {
 };
 
 // Luma8Row is LumaRow of an 8-bit RGB24 row.
-GENHOST_YUV8_CLONES void Luma8Row(const Yuv8Weights& w, const std::uint8_t* __restrict rgb,
-                                  int width, std::uint8_t* __restrict out) {
+GENHOST_CPU_CLONES void Luma8Row(const Yuv8Weights& w, const std::uint8_t* __restrict rgb,
+                                 int width, std::uint8_t* __restrict out) {
     for (int x = 0; x < width; ++x) {
         const std::uint32_t e = (w.kr * (rgb[3 * x] * 257u) + w.kg * (rgb[3 * x + 1] * 257u) +
                                  w.kb * (rgb[3 * x + 2] * 257u) + 32768u) >>
@@ -288,10 +277,10 @@ GENHOST_YUV8_CLONES void Luma8Row(const Yuv8Weights& w, const std::uint8_t* __re
 // row twice for a last odd row) of an even width: each sample from its 2x2 block. `sums` holds
 // 3 * width values: the two rows added per component, so both loops have strides the
 // vectoriser takes.
-GENHOST_YUV8_CLONES void Chroma420Row8(const Yuv8Weights& w, const std::uint8_t* __restrict r0,
-                                       const std::uint8_t* __restrict r1, int width,
-                                       std::uint16_t* __restrict sums, std::uint8_t* __restrict cb,
-                                       std::uint8_t* __restrict cr) {
+GENHOST_CPU_CLONES void Chroma420Row8(const Yuv8Weights& w, const std::uint8_t* __restrict r0,
+                                      const std::uint8_t* __restrict r1, int width,
+                                      std::uint16_t* __restrict sums, std::uint8_t* __restrict cb,
+                                      std::uint8_t* __restrict cr) {
     std::uint16_t* __restrict sr = sums;
     std::uint16_t* __restrict sg = sums + width;
     std::uint16_t* __restrict sb = sums + 2 * width;
@@ -316,7 +305,6 @@ GENHOST_YUV8_CLONES void Chroma420Row8(const Yuv8Weights& w, const std::uint8_t*
         cr[cx] = code((static_cast<std::int32_t>(pr) - y) * w.cr_scale / 65536);
     }
 }
-#undef GENHOST_YUV8_CLONES
 
 const AVCodec* FindEncoder(const char* name) {
     const AVCodec* codec = avcodec_find_encoder_by_name(name);

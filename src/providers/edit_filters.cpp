@@ -1,6 +1,8 @@
 // Picture filters of the builtin editing pipelines; see edit_filters.hpp.
 #include "edit_filters.hpp"
 
+#include "genhost/core/cpu.hpp"
+
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavutil/frame.h>
@@ -49,17 +51,11 @@ void BoxPass(const RgbImage& in, RgbImage& out, int r, bool horizontal) {
     }
 }
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && defined(__linux__)
-#define GENHOST_PLANE_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define GENHOST_PLANE_CLONES
-#endif
-
 // ToPlanes splits n RGB24 pixels into GBRP's planes, FromPlanes joins them again. Byte copies:
 // every variant the compiler makes (AVX2 shuffles, baseline SSE2) gives the same bytes.
-GENHOST_PLANE_CLONES void ToPlanes(const std::uint8_t* __restrict rgb, std::size_t n,
-                                   std::uint8_t* __restrict g, std::uint8_t* __restrict b,
-                                   std::uint8_t* __restrict r) {
+GENHOST_CPU_CLONES void ToPlanes(const std::uint8_t* __restrict rgb, std::size_t n,
+                                 std::uint8_t* __restrict g, std::uint8_t* __restrict b,
+                                 std::uint8_t* __restrict r) {
     for (std::size_t i = 0; i < n; ++i) {
         g[i] = rgb[3 * i + 1];
         b[i] = rgb[3 * i + 2];
@@ -67,17 +63,16 @@ GENHOST_PLANE_CLONES void ToPlanes(const std::uint8_t* __restrict rgb, std::size
     }
 }
 
-GENHOST_PLANE_CLONES void FromPlanes(const std::uint8_t* __restrict g,
-                                     const std::uint8_t* __restrict b,
-                                     const std::uint8_t* __restrict r, std::size_t n,
-                                     std::uint8_t* __restrict rgb) {
+GENHOST_CPU_CLONES void FromPlanes(const std::uint8_t* __restrict g,
+                                   const std::uint8_t* __restrict b,
+                                   const std::uint8_t* __restrict r, std::size_t n,
+                                   std::uint8_t* __restrict rgb) {
     for (std::size_t i = 0; i < n; ++i) {
         rgb[3 * i] = r[i];
         rgb[3 * i + 1] = g[i];
         rgb[3 * i + 2] = b[i];
     }
 }
-#undef GENHOST_PLANE_CLONES
 
 }  // namespace
 
@@ -133,7 +128,7 @@ void LanczosScaler::Scale(const RgbImage& source, RgbImage& out) {
     if (source.width != in_w_ || source.height != in_h_) {
         throw media::MediaError("LanczosScaler: the picture changed size");
     }
-    if (out.width != out_w_ || out.height != out_h_) out = RgbImage(out_w_, out_h_);
+    out.Reshape(out_w_, out_h_);
     const std::size_t in_plane = std::size_t(in_w_) * in_h_;
     const std::size_t out_plane = std::size_t(out_w_) * out_h_;
     // Plane order of GBRP: G, B, R.

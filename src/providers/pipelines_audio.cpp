@@ -11,7 +11,6 @@
 
 #include "audio_voices.hpp"
 #include "genhost/media/audio.hpp"
-#include "genhost/media/image.hpp"
 #include "pipelines.hpp"
 
 namespace genhost::providers {
@@ -58,14 +57,7 @@ AudioBuffer ReadInput(const TaskContext& ctx, const std::string& uri, MediaKind 
     const std::string path = ctx.Input(uri, kind);
     media::AudioReadOptions options;
     options.sample_rate = rate;
-    if (min_rate > 0) {
-        try {
-            const int own = media::ProbeMediaFile(path).sample_rate;
-            if (own > 0) options.sample_rate = std::clamp(own, min_rate, rate);
-        } catch (const media::MediaError&) {
-            // ReadAudio below reports the undecodable input.
-        }
-    }
+    options.min_sample_rate = min_rate;
     options.channels = 1;
     options.max_seconds = max_seconds + 0.5;
     AudioBuffer audio;

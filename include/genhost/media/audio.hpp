@@ -97,6 +97,9 @@ std::string WriteAudio(const AudioBuffer& audio, const AudioEncoding& encoding,
 // AudioReadOptions bounds and shapes what AudioReader returns.
 struct AudioReadOptions {
     int sample_rate = 44100;
+    // With min_sample_rate > 0 the output keeps the stream's own rate when that lies between
+    // min_sample_rate and sample_rate, and is clamped to those bounds otherwise.
+    int min_sample_rate = 0;
     int channels = 1;                   // 1 (downmixed) or 2
     double max_seconds = 3600.5;        // a longer stream fails with MediaError
     std::chrono::seconds timeout{300};  // wall clock for all reading
@@ -114,6 +117,9 @@ class AudioReader {
 
     // DurationHint is the container's or stream's stated duration in seconds, 0 if unknown.
     double DurationHint() const;
+
+    // SampleRate is the rate of the samples this reader outputs.
+    int SampleRate() const;
 
     // Read appends up to about `max_frames` decoded frames (interleaved) to `out` and returns
     // how many it appended; 0 means the end. Throws MediaError on corrupt data past the budget of

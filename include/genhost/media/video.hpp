@@ -93,6 +93,14 @@ struct RgbImage {
 
     RgbImage() = default;
     RgbImage(int w, int h) : width(w), height(h), pixels(std::size_t(3) * w * h) {}
+    // Reshape makes the picture w x h, keeping its buffer when it already has that size (its
+    // contents are then left as they are). A picture moved from keeps its width and height but
+    // not its pixels, so the buffer's size is checked too.
+    void Reshape(int w, int h) {
+        if (width != w || height != h || pixels.size() != std::size_t(3) * w * h) {
+            *this = RgbImage(w, h);
+        }
+    }
     std::uint8_t* Row(int y) { return pixels.data() + std::size_t(3) * width * y; }
     const std::uint8_t* Row(int y) const { return pixels.data() + std::size_t(3) * width * y; }
 };
