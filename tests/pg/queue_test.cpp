@@ -417,6 +417,43 @@ TEST_F(Queue, ConnectionsLostWhileIdleAreReopenedAndOnlyPollsAreSentAgain) {
     EXPECT_EQ(n.exec("SELECT count(*) FROM tasks")[0][0].as<int>(), 2);
 }
 
+TEST_F(Queue, AConnectionWaitingOutABackoffTriesAtOnceWhenAnotherHasConnected) {
+    // A role that cannot log in yet makes every connect fail while the server itself is up.
+    const std::string role = "genhost_late_" + NewUuid().substr(0, 8);
+    pqxx::connection admin(db_->dsn());
+    pqxx::nontransaction n(admin);
+    n.exec("CREATE ROLE " + role + " NOLOGIN");
+    n.exec("GRANT ALL ON ALL TABLES IN SCHEMA public TO " + role);
+    store::Database pool(db_->dsn() + " user=" + role, 1);
+    store::TaskRepo::Prepare(pool);
+    pool.Start();
+    {
+        store::TaskRepo tasks(pool);
+        const auto poll = [&] {
+            auto f = asio::co_spawn(io_, tasks.Get(org_, NewUuid()), asio::use_future);
+            io_.restart();
+            io_.run();
+            return f.get();
+        };
+        // Four failed connects, each after the last one's backoff, leave a backoff of 1.6 s.
+        for (const int wait_ms : {0, 150, 250, 450, 850}) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+            EXPECT_THROW(poll(), store::DatabaseUnavailable);
+        }
+        const auto failed = std::chrono::steady_clock::now();
+        n.exec("ALTER ROLE " + role + " LOGIN");
+        pool.RunSync([](pqxx::connection_base& c) { pqxx::nontransaction(c).exec("SELECT 1"); });
+        // The pool's connect shows the server is back: the request path tries at once instead of
+        // answering 503 until its own backoff ends.
+        EXPECT_NO_THROW(poll());
+        EXPECT_LT(std::chrono::steady_clock::now() - failed, std::chrono::milliseconds(1600))
+            << "the machine was too slow for this test to tell";
+    }
+    pool.Stop();
+    n.exec("DROP OWNED BY " + role);
+    n.exec("DROP ROLE " + role);
+}
+
 TEST_F(Queue, TheDatabaseBeingAwayIsReportedAsUnavailable) {
     store::Database broken("host=/nonexistent dbname=x user=x connect_timeout=1", 1);
     broken.Start();

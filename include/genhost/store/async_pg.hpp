@@ -106,6 +106,7 @@ class AsyncStatement {
     std::atomic<bool> in_exec_{false};
     std::chrono::steady_clock::time_point retry_at_{};  // after a failed connect
     std::chrono::milliseconds backoff_{100};
+    std::uint64_t failed_at_count_ = 0;  // db_.Connected() when the last connect failed
 };
 
 template <class In, class Out>

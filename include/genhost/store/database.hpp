@@ -94,6 +94,13 @@ class Database {
 
     const std::string& dsn() const { return dsn_; }
 
+    // Connected counts the successful connects to the server, by the pool or by anyone else who
+    // reports them with NoteConnected. A connection that waits out a backoff after a failed
+    // attempt stops waiting as soon as the count moves: the server is back, so the next call
+    // tries at once (readiness reported by one connection holds for all of them).
+    std::uint64_t Connected() const { return connected_.load(std::memory_order_acquire); }
+    void NoteConnected() { connected_.fetch_add(1, std::memory_order_acq_rel); }
+
   private:
     void ThreadMain(int index);
 
@@ -114,6 +121,7 @@ class Database {
     std::atomic<int> busy_{0};
     std::atomic<std::uint64_t> jobs_{0};
     std::atomic<std::uint64_t> failures_{0};
+    std::atomic<std::uint64_t> connected_{0};
 };
 
 // UuidArray returns a PostgreSQL array literal of the canonical UUIDs among `proj(item)` for the
