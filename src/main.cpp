@@ -298,6 +298,8 @@ int Serve(const Settings& settings) {
                           doc_url,
                           s.output_url_ttl_seconds,
                           64,
+                          {},
+                          nullptr,
                           {}};
     app.uploads.repo = &uploads;
     app.uploads.signer = &upload_signer;

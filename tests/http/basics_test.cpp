@@ -63,7 +63,7 @@ TEST_F(Basics, AuthenticationMatrix) {
     }
     // Whitespace around the key inside the value is refused too. (Whitespace at the very ends of
     // a header value is not part of the value in HTTP: the parser drops it before genhost sees it.)
-    for (const std::string v :
+    for (const std::string& v :
          {"Bearer \t" + kTestKey, "Bearer " + kTestKey + " x", "Bearer\t" + kTestKey}) {
         const auto r = c.SendRaw("GET " + path +
                                  " HTTP/1.1\r\nHost: x\r\nX-Service-Version: 2024-11-06\r\n"

@@ -184,7 +184,9 @@ TEST_F(Uploads, CreateValidatesItsBody) {
         ASSERT_EQ(r.status, 400) << body << " → " << r.body;
         const auto j = r.Json();
         ASSERT_FALSE(j["issues"].empty()) << r.body;
-        if (!path.empty()) EXPECT_EQ(j["issues"][0]["path"], path) << r.body;
+        if (!path.empty()) {
+            EXPECT_EQ(j["issues"][0]["path"], path) << r.body;
+        }
     }
     EXPECT_EQ(c.Send("POST", "/v1/uploads", AuthHeaders(), "{nope").status, 400);
     const auto ok =
@@ -375,8 +377,9 @@ TEST_F(Uploads, UnknownForeignAndIncompleteUploadUrisAre400AtTheField) {
     ASSERT_EQ(made.status, 200) << made.body;
     const auto foreign = made.Json();
     ASSERT_EQ(Post(c, foreign, Form(FieldsOf(foreign), Png(1280, 720))).status, 204);
-    for (const std::string uri : {foreign["uri"].get<std::string>(),
-                                  incomplete["uri"].get<std::string>(), "genhost://" + NewUuid()}) {
+    for (const std::string& uri :
+         {foreign["uri"].get<std::string>(), incomplete["uri"].get<std::string>(),
+          "genhost://" + NewUuid()}) {
         const auto r = c.Send(
             "POST", "/v1/image_to_video", AuthHeaders(),
             nlohmann::json{{"model", "gen4_turbo"}, {"promptImage", uri}, {"ratio", "1280:720"}}

@@ -49,7 +49,7 @@ struct HttpClient::Impl {
 };
 
 HttpClient::HttpClient(std::string host, unsigned short port)
-    : impl_(new Impl{std::move(host), port}) {}
+    : impl_(new Impl{std::move(host), port, {}, {}, {}}) {}
 HttpClient::~HttpClient() { delete impl_; }
 
 HttpResponse HttpClient::Send(const std::string& method, const std::string& target,
