@@ -80,15 +80,12 @@ std::string EncodePng(AVFrame* rgb) {
     rgb->color_trc = encoder->color_trc;
     rgb->colorspace = encoder->colorspace;
     rgb->color_range = encoder->color_range;
-    AvDictionary options;
-    // Measured on 1920x1080 scenes at zlib's default level: "up" prediction gives the smallest
-    // files of the single filters (22% below none, 8% below paeth) at about the cost of the others
-    // (~170 ms at -O2); "mixed" is no smaller and slower; level 9 is 10x slower for 15%.
-    options.Set("pred", "up");
-    CheckAv(avcodec_open2(encoder.get(), codec, options.Address()), "opening the PNG encoder");
-    if (options.Count() != 0) {
-        throw MediaError("the PNG encoder does not take the option \"pred\"");
-    }
+    // The encoder's defaults: no prediction, zlib's default level. Measured on five 1920x1080
+    // scenes (docs/performance.md): "up" prediction made three files 4-14% smaller and two 2% and
+    // 11% larger, but zlib took 2.5-3.5x as long on its output (132-211 ms against
+    // 41-67 ms), because the smooth gradients turn into long runs that make its match search
+    // slow; zlib level 5 with "up" is still slower than level 6 without.
+    CheckAv(avcodec_open2(encoder.get(), codec, nullptr), "opening the PNG encoder");
     rgb->pts = 0;
     return EncodeStill(encoder.get(), rgb);
 }

@@ -431,12 +431,11 @@ std::vector<Output> CharacterPerformance(const PipelineEnv& env, TaskContext& ct
             const double cx = 0.5 + body * 0.35 * (m.x - 0.5) + sway;
             const double cy = 0.5 + body * 0.25 * (m.y - 0.5) + bob - 0.02 * intensity * m.energy;
             const RgbImage& source = character_frames ? character_frames->Get(t) : still;
-            media::CameraView(source, zoom, std::clamp(cx, 0.0, 1.0), std::clamp(cy, 0.0, 1.0),
-                              out);
             media::Grade grade;
             grade.contrast = 1.0 + 0.12 * intensity * m.energy;
             grade.brightness = 0.03 * intensity * m.energy;
-            media::ApplyGrade(grade, 1.0, out);
+            media::CameraView(source, zoom, std::clamp(cx, 0.0, 1.0), std::clamp(cy, 0.0, 1.0), out,
+                              &grade);
         },
         0.3, 0.68);
     writer.Finish();

@@ -578,8 +578,7 @@ std::vector<Output> ImageToVideo(const PipelineEnv& env, TaskContext& ctx) {
         double cy = 0.5;
         if (!last) {
             motion.At(u, zoom, cx, cy);
-            media::CameraView(first, zoom, cx, cy, frame);
-            media::ApplyGrade(grade, 0.45 * u, frame);
+            media::CameraView(first, zoom, cx, cy, frame, &grade, 0.45 * u);
             return;
         }
         from_first.At(u, zoom, cx, cy);
@@ -710,8 +709,7 @@ std::vector<Output> VideoToVideo(const PipelineEnv& env, TaskContext& ctx) {
             double cx = 0.5;
             double cy = 0.5;
             motion.At(u, zoom, cx, cy);
-            media::CameraView(held, zoom, cx, cy, frame);
-            media::ApplyGrade(grade, 0.5 * u, frame);
+            media::CameraView(held, zoom, cx, cy, frame, &grade, 0.5 * u);
             return;
         }
         const double source_time = extend ? t : std::fmod(t, input_seconds);
