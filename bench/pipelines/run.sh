@@ -95,16 +95,18 @@ compare() {  # NAME ENDPOINT BODY REFERENCE-COMMAND...
     "$(echo "$m1 / $m2" | bc -l)"
 }
 
+# The writer's x264 settings (src/media/video_writer.cpp): 2 threads and the lookahead on the
+# encoding thread, which keeps the bytes the same from run to run.
+x264=(-c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p -threads 2 -x264-params sync-lookahead=0
+  -movflags +faststart)
 echo "== builtin pipelines, POST to SUCCEEDED, median of $RUNS (ffmpeg: the same encode from lavfi)"
 run_case "text_to_video 5 s 1280x720 (no audio)" text_to_video \
   '{"model":"gen4.5","promptText":"a lighthouse at dusk","ratio":"1280:720","duration":5}' \
-  -f lavfi -i testsrc2=size=1280x720:rate=24 -t 5 -c:v libx264 -preset veryfast -crf 20 \
-  -pix_fmt yuv420p -movflags +faststart "$work/ff.mp4"
+  -f lavfi -i testsrc2=size=1280x720:rate=24 -t 5 "${x264[@]}" "$work/ff.mp4"
 run_case "text_to_video 4 s 1280x720 + AAC" text_to_video \
   '{"model":"veo3.1","promptText":"a lighthouse at dusk","ratio":"1280:720","duration":4}' \
   -f lavfi -i testsrc2=size=1280x720:rate=24 -f lavfi -i sine=frequency=440:sample_rate=48000 \
-  -t 4 -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p -c:a aac -ac 2 \
-  -movflags +faststart "$work/ff.mp4"
+  -t 4 "${x264[@]}" -c:a aac -ac 2 "$work/ff.mp4"
 run_case "text_to_image 1920x1080 PNG" text_to_image \
   '{"model":"gen4_image","promptText":"a lighthouse at dusk","ratio":"1920:1080"}' \
   -f lavfi -i testsrc2=size=1920x1080:rate=1 -frames:v 1 "$work/ff.png"
@@ -133,7 +135,6 @@ open(f"{work}/{name}.json", "w").write(text)
 PY
   echo "@$work/$1.json"
 }
-x264=(-c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p -movflags +faststart)
 
 # A still input is decoded once and repeated by the loop filter, as the pipelines decode it once
 # (`-loop 1` would make ffmpeg decode the PNG again for every frame).

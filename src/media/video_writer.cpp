@@ -391,6 +391,11 @@ void VideoWriter::Impl::OpenContainer() {
         options.Set("preset", kX264Preset);
         options.Set("crf", kX264Crf);
         options.Set("profile", plan.profile);
+        // The lookahead on the encoding thread: with its own thread (x264's default) the frame
+        // decisions depend on timing, and the same frames gave different bytes from run to run
+        // (5 different files in 8 runs of the ffmpeg command line with `-threads 2` on an 854x480
+        // clip; with this, 8 identical ones, for 10-20 % more encoding time; docs/performance.md).
+        options.Set("x264-params", "sync-lookahead=0");
         v->gop_size = spec.fps * 2;
     } else if (name == "libx265") {
         options.Set("preset", kX265Preset);
