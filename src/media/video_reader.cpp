@@ -418,8 +418,7 @@ void CameraView(const RgbImage& source, double zoom, double center_x, double cen
         const std::uint16_t* h0 = horizontal(y0);
         const std::uint16_t* h1 = horizontal(y1);
         BlendRows(h0, h1, wy, row_values, out.Row(y));
-        // Graded while the row is in the cache: a separate pass over the frame costs as much
-        // again as the blend.
+        // Graded while the row is in the cache, instead of another pass over the frame.
         if (tables)
             GradeBytes(tables->gain, tables->offset, tables->weight, out.Row(y), row_values);
     }

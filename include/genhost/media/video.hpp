@@ -191,8 +191,8 @@ struct Grade {
 // window of the source: the largest window of out's aspect that fits (cover), divided by
 // `zoom` (>= 1), centred at (center_x, center_y) in [0, 1] source coordinates, clamped so it
 // stays inside. Bilinear sampling in fixed point (deterministic); the source should be no more
-// than about twice the output size (see Resize). With `grade`, the view comes out graded, as
-// ApplyGrade(*grade, strength, out) afterwards would make it, for less than half the cost.
+// than about twice the output size (see Resize). With `grade`, the view comes out graded as
+// ApplyGrade(*grade, strength, out) afterwards would make it, each row while it is in the cache.
 void CameraView(const RgbImage& source, double zoom, double center_x, double center_y,
                 RgbImage& out, const Grade* grade = nullptr, double strength = 1.0);
 
