@@ -69,13 +69,9 @@ RgbMatrix MatrixFor(bool bt709, bool full_range) {
             fix(cs * 2 * (1 - kb) / 8)};
 }
 
-// ChromaRow widens one row of 4:2:0 chroma to the luma width, each sample covering its 2x2
-// block (as libswscale's and libjpeg's fast paths do); out = 8 * (C - 128). On x264 encodes of
-// testsrc2 (sharp, and blurred with sigma 1.2) the result was 4.8 and 3.2 dB PSNR closer to the
-// RGB source than swscale's SWS_ACCURATE_RND path it replaces.
 // GradeTables holds ApplyGrade's coefficients. Per channel, in levels: graded = v * tint *
 // contrast + 255 * (0.5 * (1 - contrast) + brightness), clamped to 0..255, then mixed with v by
-// `strength` (an 8-bit weight); gains and offsets in 16.16 fixed point, one per byte of 16 pixels.
+// `strength` (an 8-bit weight); in 16.16 fixed point, the gains one per byte of 16 pixels.
 struct GradeTables {
     GradeTables(const Grade& grade, double strength) {
         const double tints[3] = {grade.tint_r, grade.tint_g, grade.tint_b};
@@ -84,12 +80,12 @@ struct GradeTables {
         for (int k = 0; k < 48; ++k) {
             gain[k] = static_cast<std::int32_t>(std::lround(
                 std::clamp(tints[k % 3] * grade.contrast * 65536, -kLimit / 256, kLimit / 256)));
-            offset[k] = static_cast<std::int32_t>(std::lround(std::clamp(level, -kLimit, kLimit)));
         }
+        offset = static_cast<std::int32_t>(std::lround(std::clamp(level, -kLimit, kLimit)));
         weight = static_cast<std::int32_t>(std::lround(std::clamp(strength, 0.0, 1.0) * 256));
     }
     std::int32_t gain[48];
-    std::int32_t offset[48];
+    std::int32_t offset;  // the same for every channel
     std::int32_t weight;
 };
 
@@ -120,15 +116,15 @@ GENHOST_CPU_CLONES void BlendRows(const std::uint16_t* __restrict h0,
 }
 
 // ApplyGrade's per-byte work in 16.16 fixed point. The channel pattern of RGB24 repeats every 3
-// bytes, so the coefficients come as 48-entry tables (16 pixels) and a block of 48 bytes is one
+// bytes, so the gains come as a 48-entry table (16 pixels) and a block of 48 bytes is one
 // straight loop the compiler vectorises.
-GENHOST_CPU_CLONES void GradeBytes(const std::int32_t* __restrict gain,
-                                   const std::int32_t* __restrict offset, std::int32_t strength,
-                                   std::uint8_t* __restrict p, std::size_t n) {
+GENHOST_CPU_CLONES void GradeBytes(const std::int32_t* __restrict gain, std::int32_t offset,
+                                   std::int32_t strength, std::uint8_t* __restrict p,
+                                   std::size_t n) {
     constexpr std::int32_t kTop = 255 << 16;
     const auto one = [&](std::size_t i, int k) {
         const std::int32_t x = p[i];
-        const std::int32_t graded = std::min(std::max(x * gain[k] + offset[k], 0), kTop);
+        const std::int32_t graded = std::min(std::max(x * gain[k] + offset, 0), kTop);
         const std::int32_t mixed = (x << 16) + ((graded - (x << 16)) >> 8) * strength;
         p[i] = static_cast<std::uint8_t>((mixed + 32768) >> 16);
     };
@@ -139,6 +135,10 @@ GENHOST_CPU_CLONES void GradeBytes(const std::int32_t* __restrict gain,
     for (int k = 0; i < n; ++i, ++k) one(i, k);
 }
 
+// ChromaRow widens one row of 4:2:0 chroma to the luma width, each sample covering its 2x2
+// block (as libswscale's and libjpeg's fast paths do); out = 8 * (C - 128). On x264 encodes of
+// testsrc2 (sharp, and blurred with sigma 1.2) the result was 4.8 and 3.2 dB PSNR closer to the
+// RGB source than swscale's SWS_ACCURATE_RND path it replaces.
 GENHOST_CPU_CLONES void ChromaRow(const std::uint8_t* chroma, int width, std::int16_t* out) {
     for (int x = 0; x < width; ++x) out[x] = static_cast<std::int16_t>(8 * chroma[x >> 1] - 1024);
 }

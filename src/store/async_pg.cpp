@@ -107,17 +107,14 @@ void AsyncStatement::Exec(asio::any_io_executor ex, std::vector<std::string> par
 }
 
 void AsyncStatement::Connect() {
-    // While the server is unreachable, calls fail at once for a while after a failed attempt
-    // (100 ms, doubling up to 2 s) instead of queueing an attempt each. A connection lost in use
-    // is reopened at once, and so is one whose backoff another connection has since proved
-    // needless by connecting.
-    const auto now = std::chrono::steady_clock::now();
-    if (now < retry_at_ && db_.Connected() == failed_at_count_) {
+    // While the server is unreachable, calls fail at once (ConnectBackoff). A connection lost in
+    // use is reopened at once.
+    if (!backoff_.MayTry()) {
         Finish({}, std::make_exception_ptr(DatabaseUnavailable("database unreachable")));
         return;
     }
     // libpq's connect and prepare block: a pool thread does them.
-    const std::uint64_t before = db_.Connected();
+    backoff_.Begin();
     db_.Offload(
         [this] {
             pg_conn* c = PQconnectdb(db_.dsn().c_str());
@@ -142,17 +139,13 @@ void AsyncStatement::Connect() {
             }
             conn_ = c;
         },
-        [this, before](std::exception_ptr ep) {
+        [this](std::exception_ptr ep) {
             if (ep) {
-                const auto now = std::chrono::steady_clock::now();
-                failed_at_count_ = before;
-                retry_at_ = now + backoff_;
-                backoff_ = std::min(backoff_ * 2, std::chrono::milliseconds(2000));
+                backoff_.Failed();
                 Finish({}, ep);
                 return;
             }
-            backoff_ = std::chrono::milliseconds(100);
-            db_.NoteConnected();
+            backoff_.Succeeded();
             try {
                 socket_ = std::make_unique<Socket>(ex_, PQsocket(conn_));
             } catch (...) {

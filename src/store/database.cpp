@@ -130,28 +130,22 @@ bool IsConnectionError(const std::exception& e) {
 
 void Database::ThreadMain(int index) {
     std::unique_ptr<pqxx::connection> conn;
-    auto retry_at = std::chrono::steady_clock::time_point{};
-    auto backoff = std::chrono::milliseconds(100);
-    std::uint64_t failed_at_count = 0;  // Connected() when the last attempt failed
+    ConnectBackoff backoff(*this);
 
     auto open = [&]() -> bool {
         if (conn && conn->is_open()) return true;
         conn.reset();
-        const auto now = std::chrono::steady_clock::now();
-        if (now < retry_at && Connected() == failed_at_count) return false;
-        const std::uint64_t before = Connected();
+        if (!backoff.MayTry()) return false;
+        backoff.Begin();
         try {
             auto c = std::make_unique<pqxx::connection>(dsn_);
             for (const auto& [name, sql] : statements_) c->prepare(name, sql);
             conn = std::move(c);
-            backoff = std::chrono::milliseconds(100);
-            NoteConnected();
+            backoff.Succeeded();
             return true;
         } catch (const std::exception& e) {
             spdlog::warn("database connection {} failed: {}", index, e.what());
-            failed_at_count = before;
-            retry_at = now + backoff;
-            backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+            backoff.Failed();
             return false;
         }
     };

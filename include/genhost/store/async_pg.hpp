@@ -104,9 +104,7 @@ class AsyncStatement {
     bool retried_ = false;  // this execution was sent again on a new connection
     // Exec has not returned yet: answers are posted, never given inside Exec.
     std::atomic<bool> in_exec_{false};
-    std::chrono::steady_clock::time_point retry_at_{};  // after a failed connect
-    std::chrono::milliseconds backoff_{100};
-    std::uint64_t failed_at_count_ = 0;  // db_.Connected() when the last connect failed
+    ConnectBackoff backoff_{db_};
 };
 
 template <class In, class Out>

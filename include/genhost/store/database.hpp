@@ -14,7 +14,9 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -94,14 +96,11 @@ class Database {
 
     const std::string& dsn() const { return dsn_; }
 
-    // Connected counts the successful connects to the server, by the pool or by anyone else who
-    // reports them with NoteConnected. A connection that waits out a backoff after a failed
-    // attempt stops waiting as soon as the count moves: the server is back, so the next call
-    // tries at once (readiness reported by one connection holds for all of them).
+    // Connected counts the successful connects to the server (ConnectBackoff::Succeeded).
     std::uint64_t Connected() const { return connected_.load(std::memory_order_acquire); }
-    void NoteConnected() { connected_.fetch_add(1, std::memory_order_acq_rel); }
 
   private:
+    friend class ConnectBackoff;
     void ThreadMain(int index);
 
     std::string dsn_;
@@ -122,6 +121,38 @@ class Database {
     std::atomic<std::uint64_t> jobs_{0};
     std::atomic<std::uint64_t> failures_{0};
     std::atomic<std::uint64_t> connected_{0};
+};
+
+// ConnectBackoff paces one connection's attempts to connect, for the pool's threads and the
+// request path's connections alike. After a failed attempt, calls fail at once for a while (100
+// ms, doubling up to 2 s) instead of each making an attempt; the first successful connect by any
+// connection of the Database ends every such wait, since the server is back (so once /readyz
+// answers 200, the next request tries too). One object per connection, used by one thread at a
+// time.
+class ConnectBackoff {
+  public:
+    explicit ConnectBackoff(Database& db) : db_(db) {}
+    // MayTry reports whether an attempt may be made now; Begin is called just before it.
+    bool MayTry() const {
+        return std::chrono::steady_clock::now() >= retry_at_ || db_.Connected() != failed_at_;
+    }
+    void Begin() { begun_at_ = db_.Connected(); }
+    void Failed() {
+        failed_at_ = begun_at_;
+        retry_at_ = std::chrono::steady_clock::now() + delay_;
+        delay_ = std::min(delay_ * 2, std::chrono::milliseconds(2000));
+    }
+    void Succeeded() {
+        delay_ = std::chrono::milliseconds(100);
+        db_.connected_.fetch_add(1, std::memory_order_acq_rel);
+    }
+
+  private:
+    Database& db_;
+    std::chrono::steady_clock::time_point retry_at_{};
+    std::chrono::milliseconds delay_{100};
+    std::uint64_t begun_at_ = 0;   // Connected() when the current attempt began
+    std::uint64_t failed_at_ = 0;  // Connected() when the last failed attempt began
 };
 
 // UuidArray returns a PostgreSQL array literal of the canonical UUIDs among `proj(item)` for the
