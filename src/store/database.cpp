@@ -8,6 +8,9 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <pqxx/pqxx>
 
+#include <poll.h>
+
+#include <cerrno>
 #include <chrono>
 #include <future>
 
@@ -21,6 +24,16 @@ Database::~Database() { Stop(); }
 
 void Database::Prepare(std::string name, std::string sql) {
     statements_.emplace_back(std::move(name), std::move(sql));
+}
+
+bool ClosedWhileIdle(int socket) {
+    if (socket < 0) return true;
+    pollfd p{socket, POLLIN, 0};
+    int n = 0;
+    do {
+        n = ::poll(&p, 1, 0);
+    } while (n < 0 && errno == EINTR);
+    return n > 0;  // readable, hung up, or an error
 }
 
 namespace {
@@ -133,7 +146,11 @@ void Database::ThreadMain(int index) {
     ConnectBackoff backoff(*this);
 
     auto open = [&]() -> bool {
-        if (conn && conn->is_open()) return true;
+        if (conn && conn->is_open()) {
+            if (!ClosedWhileIdle(conn->sock())) return true;
+            spdlog::info("database connection {} was closed by the server while idle; reopening",
+                         index);
+        }
         conn.reset();
         if (!backoff.MayTry()) return false;
         backoff.Begin();

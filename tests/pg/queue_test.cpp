@@ -391,7 +391,7 @@ TEST_F(Queue, KeysResolveByHashAndDisabledKeysSaySo) {
               0);
 }
 
-TEST_F(Queue, ConnectionsLostWhileIdleAreReopenedAndOnlyPollsAreSentAgain) {
+TEST_F(Queue, ConnectionsClosedWhileIdleAreReopenedBeforeUseAndWritesCutShortAreNotResent) {
     const std::string id = NewUuid();
     ASSERT_EQ(Create(id, 5, 100).kind, store::CreateResult::Kind::kCreated);
     ASSERT_EQ(Status(id), "PENDING");  // both request-path connections are open now
@@ -406,15 +406,56 @@ TEST_F(Queue, ConnectionsLostWhileIdleAreReopenedAndOnlyPollsAreSentAgain) {
                 statement + "%'")[0][0]
             .as<int>();
     };
-    // The poll meets its connection broken, and is sent again on a new one.
+    // Connections the server closed while they sat idle are seen to be closed before anything
+    // is sent on them: a poll and a creation both go through on new connections.
     ASSERT_EQ(kill("tasks WHERE id = ANY"), 1);
     EXPECT_EQ(Status(id), "PENDING");
-    // A creation is not sent again (it may have been applied): it fails as unavailable, and
-    // the next one goes through on a new connection.
     ASSERT_EQ(kill("genhost_create_tasks"), 1);
-    EXPECT_THROW(Create(NewUuid(), 5, 100), store::DatabaseUnavailable);
     EXPECT_EQ(Create(NewUuid(), 5, 100).kind, store::CreateResult::Kind::kCreated);
-    EXPECT_EQ(n.exec("SELECT count(*) FROM tasks")[0][0].as<int>(), 2);
+
+    // A creation whose connection breaks while it runs is not sent again (it may have been
+    // applied): it fails as unavailable. A lock on the tasks table holds it in the server.
+    pqxx::connection locker(db_->dsn());
+    pqxx::work lock(locker);
+    lock.exec("LOCK TABLE tasks IN ACCESS EXCLUSIVE MODE");
+    auto pending = std::async(std::launch::async, [&] { return Create(NewUuid(), 5, 100); });
+    int waiting = 0;
+    for (int i = 0; i < 500 && waiting == 0; ++i) {
+        waiting = n.exec(
+                       "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                       " AND query LIKE '%genhost_create_tasks%' AND pid <> pg_backend_pid()")[0][0]
+                      .as<int>();
+        if (waiting == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_EQ(waiting, 1);
+    ASSERT_EQ(kill("genhost_create_tasks"), 1);
+    lock.abort();
+    EXPECT_THROW(pending.get(), store::DatabaseUnavailable);
+    EXPECT_EQ(Create(NewUuid(), 5, 100).kind, store::CreateResult::Kind::kCreated);
+    EXPECT_EQ(n.exec("SELECT count(*) FROM tasks")[0][0].as<int>(), 3);
+}
+
+TEST_F(Queue, APoolConnectionClosedWhileIdleIsReopenedBeforeTheNextJob) {
+    store::Database pool(db_->dsn(), 1);
+    pool.Start();
+    const auto backend = [&] {
+        int pid = 0;
+        pool.RunSync([&](pqxx::connection_base& c) {
+            pid = pqxx::nontransaction(c).exec("SELECT pg_backend_pid()")[0][0].as<int>();
+        });
+        return pid;
+    };
+    const int first = backend();
+    pqxx::connection admin(db_->dsn());
+    pqxx::nontransaction n(admin);
+    ASSERT_TRUE(n.exec("SELECT pg_terminate_backend(" + std::to_string(first) + ", 5000)")[0][0]
+                    .as<bool>());
+    // The next job runs on a new connection instead of failing on the closed one.
+    int second = 0;
+    EXPECT_NO_THROW(second = backend());
+    EXPECT_NE(second, 0);
+    EXPECT_NE(second, first);
+    pool.Stop();
 }
 
 TEST_F(Queue, AConnectionWaitingOutABackoffTriesAtOnceWhenAnotherHasConnected) {

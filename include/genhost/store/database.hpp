@@ -6,8 +6,9 @@
 // libpqxx call ever runs on an I/O thread.
 //
 // Statements are named and prepared on every connection when it opens (Prepare registers them
-// before Start). A lost connection is reopened lazily, with backoff, on the next job; while the
-// server is unreachable, jobs fail fast with DatabaseUnavailable, which the HTTP layer maps to 503.
+// before Start). A lost connection is reopened lazily, with backoff, on the next job (one the
+// server closed while idle is noticed before the job, ClosedWhileIdle); while the server is
+// unreachable, jobs fail fast with DatabaseUnavailable, which the HTTP layer maps to 503.
 #pragma once
 
 #include "genhost/core/ids.hpp"
@@ -40,6 +41,12 @@ class DatabaseUnavailable : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
 };
+
+// ClosedWhileIdle reports whether an idle connection's socket has something to read: on a
+// connection with no statement under way that is the server's goodbye (a FATAL message such as
+// 57P01 from a shutdown or pg_terminate_backend, then end of file), so the connection is reopened
+// before use instead of failing the statement sent next. One poll(2) with no wait.
+bool ClosedWhileIdle(int socket);
 
 // PoolStats is a snapshot for /metrics.
 struct PoolStats {
