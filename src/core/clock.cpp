@@ -19,6 +19,32 @@ std::string FormatTimestamp(SysTime t) {
     const auto days = floor<std::chrono::days>(t);
     const year_month_day ymd{days};
     const hh_mm_ss hms{duration_cast<milliseconds>(t - days)};
+    const int year = static_cast<int>(ymd.year());
+    if (year >= 0 && year <= 9999) {
+        // Written digit by digit: this runs for every task record and log line, and snprintf's
+        // format parsing was a visible part of a poll's CPU time.
+        std::string out(24, '0');
+        const auto put = [&out](std::size_t at, int width, unsigned value) {
+            for (int i = width - 1; i >= 0; --i, value /= 10) {
+                out[at + static_cast<std::size_t>(i)] = static_cast<char>('0' + value % 10);
+            }
+        };
+        put(0, 4, static_cast<unsigned>(year));
+        out[4] = '-';
+        put(5, 2, static_cast<unsigned>(ymd.month()));
+        out[7] = '-';
+        put(8, 2, static_cast<unsigned>(ymd.day()));
+        out[10] = 'T';
+        put(11, 2, static_cast<unsigned>(hms.hours().count()));
+        out[13] = ':';
+        put(14, 2, static_cast<unsigned>(hms.minutes().count()));
+        out[16] = ':';
+        put(17, 2, static_cast<unsigned>(hms.seconds().count()));
+        out[19] = '.';
+        put(20, 3, static_cast<unsigned>(hms.subseconds().count()));
+        out[23] = 'Z';
+        return out;
+    }
     char buf[32];
     std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ",
                   static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),

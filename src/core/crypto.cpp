@@ -9,10 +9,20 @@
 
 namespace genhost {
 
+namespace {
+// The SHA-256 implementation, fetched once: EVP_sha256() makes OpenSSL 3 look it up again on
+// every call (a lock and a search of the provider's algorithms, per request for the key hash).
+const EVP_MD* Sha256Md() {
+    static EVP_MD* const md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+    if (md == nullptr) throw std::runtime_error("SHA256 is not available");
+    return md;
+}
+}  // namespace
+
 Sha256Digest Sha256(std::string_view data) {
     Sha256Digest out{};
     unsigned int len = 0;
-    if (EVP_Digest(data.data(), data.size(), out.data(), &len, EVP_sha256(), nullptr) != 1) {
+    if (EVP_Digest(data.data(), data.size(), out.data(), &len, Sha256Md(), nullptr) != 1) {
         throw std::runtime_error("EVP_Digest failed");
     }
     return out;
@@ -21,7 +31,7 @@ Sha256Digest Sha256(std::string_view data) {
 Sha256Digest HmacSha256(std::string_view key, std::string_view data) {
     Sha256Digest out{};
     unsigned int len = 0;
-    if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+    if (HMAC(Sha256Md(), key.data(), static_cast<int>(key.size()),
              reinterpret_cast<const unsigned char*>(data.data()), data.size(), out.data(),
              &len) == nullptr) {
         throw std::runtime_error("HMAC failed");

@@ -22,7 +22,13 @@ std::string Escape(std::string_view v) {
 void Metrics::ObserveRequest(std::string_view route, std::string_view method, int status,
                              double seconds) {
     std::lock_guard lock(mu_);
-    auto& s = series_[{std::string(route), std::string(method), status}];
+    auto it =
+        series_.find(std::tuple<std::string_view, std::string_view, int>(route, method, status));
+    if (it == series_.end()) {
+        it = series_.emplace(std::tuple(std::string(route), std::string(method), status), Series{})
+                 .first;
+    }
+    auto& s = it->second;
     ++s.count;
     s.sum += seconds;
     for (std::size_t i = 0; i < kBuckets.size(); ++i) {
@@ -34,7 +40,7 @@ std::string Metrics::Render(const std::vector<Sample>& gauges) const {
     std::string out;
     out += "# HELP genhost_http_requests_total HTTP requests answered.\n";
     out += "# TYPE genhost_http_requests_total counter\n";
-    std::map<std::tuple<std::string, std::string, int>, Series> copy;
+    std::map<std::tuple<std::string, std::string, int>, Series, std::less<>> copy;
     {
         std::lock_guard lock(mu_);
         copy = series_;

@@ -374,11 +374,14 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         metrics_.ObserveRequest(request.route, request.method, response.status, seconds);
-        AccessLogger()->info(
-            R"({{"ts":"{}","level":"info","logger":"access","method":"{}","path":"{}","status":{},"duration_ms":{:.3f},"request_id":"{}","org":"{}","remote":"{}"}})",
-            FormatTimestamp(SystemClock::Instance().Now()), JsonEscape(request.method),
-            JsonEscape(request.path), response.status, seconds * 1000,
-            JsonEscape(request.request_id), JsonEscape(request.org_id), JsonEscape(remote));
+        // Formatted only when the access log is on (the level may leave it off).
+        if (const auto access = AccessLogger(); access->should_log(spdlog::level::info)) {
+            access->info(
+                R"({{"ts":"{}","level":"info","logger":"access","method":"{}","path":"{}","status":{},"duration_ms":{:.3f},"request_id":"{}","org":"{}","remote":"{}"}})",
+                FormatTimestamp(SystemClock::Instance().Now()), JsonEscape(request.method),
+                JsonEscape(request.path), response.status, seconds * 1000,
+                JsonEscape(request.request_id), JsonEscape(request.org_id), JsonEscape(remote));
+        }
 
         stream.expires_after(options_.read_timeout);
         bhttp::serializer<false, bhttp::string_body> serializer(res);

@@ -48,6 +48,22 @@ TEST(FormatTimestamp, BeforeTheEpoch) {
     EXPECT_EQ(FormatTimestamp(At(1969, 12, 31, 23, 59, 59, 500000)), "1969-12-31T23:59:59.500Z");
 }
 
+TEST(FormatTimestamp, TheEdgesOfFourDigitYearsAndBeyond) {
+    EXPECT_EQ(FormatTimestamp(At(0, 1, 1)), "0000-01-01T00:00:00.000Z");
+    EXPECT_EQ(FormatTimestamp(At(9999, 12, 31, 23, 59, 59, 999000)), "9999-12-31T23:59:59.999Z");
+    EXPECT_EQ(FormatTimestamp(At(10000, 1, 1)), "10000-01-01T00:00:00.000Z");
+    EXPECT_EQ(FormatTimestamp(At(-1, 6, 1, 12)), "-001-06-01T12:00:00.000Z");
+}
+
+TEST(FormatTimestamp, ReadsBackAsItselfAcrossCenturies) {
+    // A walk in uneven steps from 1899 to 2101 (every field's digits change along the way).
+    for (SysTime t = At(1899, 12, 31, 23, 59, 58, 1000); t < At(2101, 1, 1);
+         t += hours{8761} + minutes{7} + seconds{13} + microseconds{123457}) {
+        const std::string s = FormatTimestamp(t);
+        ASSERT_EQ(ParseTimestamp(s), floor<milliseconds>(t)) << s;
+    }
+}
+
 // --- ParseTimestamp ------------------------------------------------------------------------
 
 TEST(ParseTimestamp, ReadsWholeSeconds) {

@@ -43,7 +43,8 @@ class Metrics {
         std::array<std::uint64_t, kBuckets.size()> buckets{};
     };
     mutable std::mutex mu_;
-    std::map<std::tuple<std::string, std::string, int>, Series> series_;
+    // Transparent: a request's series is found without building its key's strings.
+    std::map<std::tuple<std::string, std::string, int>, Series, std::less<>> series_;
 };
 
 }  // namespace genhost::http
