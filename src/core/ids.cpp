@@ -3,11 +3,13 @@
 #include "genhost/core/crypto.hpp"
 
 #include <cctype>
+#include <cstdint>
+#include <cstring>
 
 namespace genhost {
 
-std::string NewUuid() {
-    std::string b = RandomBytes(16);
+namespace {
+std::string FormatUuidV4(std::string b) {
     b[6] = static_cast<char>((b[6] & 0x0F) | 0x40);
     b[8] = static_cast<char>((b[8] & 0x3F) | 0x80);
     const std::string hex = HexEncode(b);
@@ -16,6 +18,32 @@ std::string NewUuid() {
     out.append(hex, 0, 8).append("-").append(hex, 8, 4).append("-").append(hex, 12, 4);
     out.append("-").append(hex, 16, 4).append("-").append(hex, 20, 12);
     return out;
+}
+}  // namespace
+
+std::string NewUuid() { return FormatUuidV4(RandomBytes(16)); }
+
+std::string NewRequestId() {
+    // splitmix64 over a 64-bit counter from a random start, with a random per-thread key:
+    // distinct values for 2^64 calls per thread, and threads' sequences apart by their keys.
+    struct State {
+        std::uint64_t key = 0;
+        std::uint64_t counter = 0;
+        State() {
+            const std::string seed = RandomBytes(16);
+            std::memcpy(&key, seed.data(), 8);
+            std::memcpy(&counter, seed.data() + 8, 8);
+        }
+    };
+    thread_local State state;
+    const auto mix = [](std::uint64_t z) {
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    };
+    const std::uint64_t n = ++state.counter;
+    const std::uint64_t words[2] = {mix(n + state.key), mix(n ^ ~state.key) ^ state.key};
+    return FormatUuidV4(std::string(reinterpret_cast<const char*>(words), sizeof words));
 }
 
 bool IsUuid(std::string_view s) {

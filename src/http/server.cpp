@@ -310,7 +310,7 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
             if (status != 0) {
                 bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(status), 11};
                 res.set(bhttp::field::content_type, "application/json");
-                res.set("X-Request-Id", NewUuid());
+                res.set("X-Request-Id", NewRequestId());
                 res.keep_alive(false);
                 res.body() = ErrorJson(message);
                 res.prepare_payload();
@@ -342,7 +342,7 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         request.remote_address = remote;
         const auto client_id = request.Header("x-request-id");
         request.request_id =
-            client_id && SaneRequestId(*client_id) ? std::string(*client_id) : NewUuid();
+            client_id && SaneRequestId(*client_id) ? std::string(*client_id) : NewRequestId();
         const bool keep_alive =
             parser ? parser->get().keep_alive() : stream_parser->get().keep_alive();
 

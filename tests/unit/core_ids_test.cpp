@@ -5,8 +5,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <mutex>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "genhost/core/ids.hpp"
 
@@ -35,6 +38,31 @@ TEST(NewUuid, UsesEveryVariantNibble) {
     // The variant nibble carries two random bits: 8, 9, a and b all turn up.
     std::set<char> variants;
     for (int i = 0; i < 400; ++i) variants.insert(NewUuid()[19]);
+    EXPECT_EQ(variants, (std::set<char>{'8', '9', 'a', 'b'}));
+}
+
+TEST(NewRequestId, IsCanonicalLowercaseV4AndUniqueWithinAndAcrossThreads) {
+    std::set<std::string> seen;
+    std::mutex mu;
+    constexpr int kThreads = 4;
+    constexpr int kEach = 20000;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&] {
+            std::vector<std::string> mine;
+            for (int i = 0; i < kEach; ++i) mine.push_back(NewRequestId());
+            std::lock_guard lock(mu);
+            seen.insert(mine.begin(), mine.end());
+        });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(kThreads * kEach));
+    std::set<char> variants;
+    for (const auto& id : seen) {
+        ASSERT_TRUE(IsUuidV4(id)) << id;
+        ASSERT_EQ(id.find_first_of("ABCDEF"), std::string::npos) << id;
+        variants.insert(id[19]);
+    }
     EXPECT_EQ(variants, (std::set<char>{'8', '9', 'a', 'b'}));
 }
 

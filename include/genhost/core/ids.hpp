@@ -12,6 +12,11 @@ namespace genhost {
 // NewUuid returns a fresh random UUID v4 in lowercase canonical form.
 std::string NewUuid();
 
+// NewRequestId returns a fresh UUID v4 for labelling a request (X-Request-Id, log lines): unique,
+// but from a per-thread generator seeded once from OpenSSL, not from OpenSSL on every call (which
+// costs a system call and a lock per request). Not for anything that must be unguessable.
+std::string NewRequestId();
+
 // IsUuid reports whether `s` is a canonical UUID (8-4-4-4-12 hex digits, either case).
 bool IsUuid(std::string_view s);
 
