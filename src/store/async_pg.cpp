@@ -69,11 +69,16 @@ bool IsConnectionState(const char* state) {
     return s.rfind("08", 0) == 0 || s == "57P01" || s == "57P02" || s == "57P03";
 }
 
-std::string ConnectionMessage(pg_conn* conn) {
-    std::string message = conn != nullptr ? PQerrorMessage(conn) : "out of memory";
+// Trimmed drops the line ends and spaces libpq leaves at the end of its messages.
+std::string Trimmed(std::string message) {
     while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) {
         message.pop_back();
     }
+    return message;
+}
+
+std::string ConnectionMessage(pg_conn* conn) {
+    std::string message = Trimmed(conn != nullptr ? PQerrorMessage(conn) : "out of memory");
     return message.empty() ? "database connection lost" : message;
 }
 
@@ -249,8 +254,7 @@ void AsyncStatement::Completed() {
         Lost(had ? PQresultErrorMessage(result.get()) : ConnectionMessage(conn_));
         return;
     }
-    std::string message = PQresultErrorMessage(result.get());
-    while (!message.empty() && message.back() == '\n') message.pop_back();
+    const std::string message = Trimmed(PQresultErrorMessage(result.get()));
     used_ = true;
     Finish({}, std::make_exception_ptr(std::runtime_error(name_ + ": " + message)));
 }
