@@ -89,16 +89,7 @@ void Database::Enqueue(Pending item) {
 
 asio::awaitable<void> Database::Run(Job job) {
     co_await asio::async_initiate<decltype(asio::use_awaitable), void(std::exception_ptr)>(
-        [this, &job](auto handler) {
-            auto executor = asio::get_associated_executor(handler);
-            auto work = asio::make_work_guard(executor);
-            auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-            Submit(std::move(job), [shared, work = std::move(work)](std::exception_ptr ep) mutable {
-                auto ex = work.get_executor();
-                asio::post(ex, [shared, ep]() mutable { (*shared)(ep); });
-                work.reset();
-            });
-        },
+        [this, &job](auto handler) { Submit(std::move(job), ResumeWith(std::move(handler))); },
         asio::use_awaitable);
 }
 

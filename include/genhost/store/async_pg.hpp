@@ -132,16 +132,7 @@ class AsyncBatcher {
                                                 void(std::exception_ptr, Out)>(
             [this, &in](auto handler) {
                 auto executor = asio::get_associated_executor(handler);
-                auto work = asio::make_work_guard(executor);
-                auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-                Call call{std::move(in),
-                          [shared, work = std::move(work)](std::exception_ptr ep, Out out) mutable {
-                              auto ex = work.get_executor();
-                              asio::dispatch(ex, [shared, ep, out = std::move(out)]() mutable {
-                                  (*shared)(ep, std::move(out));
-                              });
-                              work.reset();
-                          }};
+                Call call{std::move(in), ResumeWith(std::move(handler))};
                 Lane* lane = nullptr;
                 std::vector<Call> batch;
                 {

@@ -13,7 +13,10 @@
 
 #include "genhost/core/ids.hpp"
 
+#include <boost/asio/associated_executor.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -47,6 +50,22 @@ class DatabaseUnavailable : public std::runtime_error {
 // 57P01 from a shutdown or pg_terminate_backend, then end of file), so the connection is reopened
 // before use instead of failing the statement sent next. One poll(2) with no wait.
 bool ClosedWhileIdle(int socket);
+
+// ResumeWith turns an Asio completion handler into a copyable callback that any thread may call
+// once: the arguments reach the handler on the handler's own executor, whose work stays counted
+// until then. How a database thread or a connection's completion resumes a waiting coroutine.
+template <class Handler>
+auto ResumeWith(Handler handler) {
+    namespace asio = boost::asio;
+    auto work = asio::make_work_guard(asio::get_associated_executor(handler));
+    auto shared = std::make_shared<Handler>(std::move(handler));
+    return [shared = std::move(shared), work = std::move(work)](auto... args) mutable {
+        auto ex = work.get_executor();
+        asio::dispatch(
+            ex, [shared, ... args = std::move(args)]() mutable { (*shared)(std::move(args)...); });
+        work.reset();
+    };
+}
 
 // PoolStats is a snapshot for /metrics.
 struct PoolStats {
