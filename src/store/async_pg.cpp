@@ -102,11 +102,8 @@ void AsyncStatement::Exec(asio::any_io_executor ex, std::vector<std::string> par
     params_ = std::move(params);
     done_ = std::move(done);
     retried_ = false;
-    if (conn_ != nullptr && ClosedWhileIdle(PQsocket(conn_))) {
-        // Nothing has been sent on it yet: a new connection is always safe, even for a write.
-        spdlog::info("database connection for {} was closed by the server while idle; reopening",
-                     name_);
-        Drop();
+    if (conn_ != nullptr && ClosedWhileIdle(PQsocket(conn_), name_)) {
+        Drop();  // nothing has been sent on it yet: a new connection is safe, even for a write
     }
     reused_ = used_;
     if (conn_ == nullptr) {

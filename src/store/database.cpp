@@ -26,14 +26,18 @@ void Database::Prepare(std::string name, std::string sql) {
     statements_.emplace_back(std::move(name), std::move(sql));
 }
 
-bool ClosedWhileIdle(int socket) {
-    if (socket < 0) return true;
-    pollfd p{socket, POLLIN, 0};
-    int n = 0;
-    do {
-        n = ::poll(&p, 1, 0);
-    } while (n < 0 && errno == EINTR);
-    return n > 0;  // readable, hung up, or an error
+bool ClosedWhileIdle(int socket, std::string_view connection) {
+    int n = 1;
+    if (socket >= 0) {
+        pollfd p{socket, POLLIN, 0};
+        do {
+            n = ::poll(&p, 1, 0);
+        } while (n < 0 && errno == EINTR);
+    }
+    if (n <= 0) return false;  // nothing to read: still open
+    spdlog::info("database connection {} was closed by the server while idle; reopening",
+                 connection);
+    return true;  // readable, hung up, an error, or no socket at all
 }
 
 namespace {
@@ -89,7 +93,10 @@ void Database::Enqueue(Pending item) {
 
 asio::awaitable<void> Database::Run(Job job) {
     co_await asio::async_initiate<decltype(asio::use_awaitable), void(std::exception_ptr)>(
-        [this, &job](auto handler) { Submit(std::move(job), ResumeWith(std::move(handler))); },
+        [this, &job](auto handler) {
+            // Posted: with the pool stopped, Submit calls back at once, inside this initiation.
+            Submit(std::move(job), ResumeWith</*kPost=*/true>(std::move(handler)));
+        },
         asio::use_awaitable);
 }
 
@@ -137,10 +144,8 @@ void Database::ThreadMain(int index) {
     ConnectBackoff backoff(*this);
 
     auto open = [&]() -> bool {
-        if (conn && conn->is_open()) {
-            if (!ClosedWhileIdle(conn->sock())) return true;
-            spdlog::info("database connection {} was closed by the server while idle; reopening",
-                         index);
+        if (conn && conn->is_open() && !ClosedWhileIdle(conn->sock(), std::to_string(index))) {
+            return true;
         }
         conn.reset();
         if (!backoff.MayTry()) return false;

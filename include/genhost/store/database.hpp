@@ -17,6 +17,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -29,6 +30,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -48,21 +50,30 @@ class DatabaseUnavailable : public std::runtime_error {
 // ClosedWhileIdle reports whether an idle connection's socket has something to read: on a
 // connection with no statement under way that is the server's goodbye (a FATAL message such as
 // 57P01 from a shutdown or pg_terminate_backend, then end of file), so the connection is reopened
-// before use instead of failing the statement sent next. One poll(2) with no wait.
-bool ClosedWhileIdle(int socket);
+// before use instead of failing the statement sent next. One poll(2) with no wait; when it says
+// yes it logs that `connection` is being reopened.
+bool ClosedWhileIdle(int socket, std::string_view connection);
 
 // ResumeWith turns an Asio completion handler into a copyable callback that any thread may call
 // once: the arguments reach the handler on the handler's own executor, whose work stays counted
 // until then. How a database thread or a connection's completion resumes a waiting coroutine.
-template <class Handler>
+// The callback dispatches (runs the handler at once when called on its executor), or with kPost
+// always posts: for callers that may call it back inside the initiation that made it.
+template <bool kPost = false, class Handler>
 auto ResumeWith(Handler handler) {
     namespace asio = boost::asio;
     auto work = asio::make_work_guard(asio::get_associated_executor(handler));
     auto shared = std::make_shared<Handler>(std::move(handler));
     return [shared = std::move(shared), work = std::move(work)](auto... args) mutable {
         auto ex = work.get_executor();
-        asio::dispatch(
-            ex, [shared, ... args = std::move(args)]() mutable { (*shared)(std::move(args)...); });
+        auto resume = [shared, ... args = std::move(args)]() mutable {
+            (*shared)(std::move(args)...);
+        };
+        if constexpr (kPost) {
+            asio::post(ex, std::move(resume));
+        } else {
+            asio::dispatch(ex, std::move(resume));
+        }
         work.reset();
     };
 }
