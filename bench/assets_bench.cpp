@@ -28,9 +28,9 @@
 
 namespace {
 
+using genhost::MediaKind;
 using genhost::assets::AssetReader;
 using genhost::assets::Fetcher;
-using genhost::assets::MediaKind;
 
 struct Setup {
     std::string dir;

@@ -41,10 +41,8 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
         prepare.input = input;
         prepare.field_limits = info->CapabilitiesFor(endpoint).value("inputs", nlohmann::json());
         for (const auto& field : media) {
-            const auto kind = field.kind == "video"   ? assets::MediaKind::kVideo
-                              : field.kind == "audio" ? assets::MediaKind::kAudio
-                                                      : assets::MediaKind::kImage;
-            prepare.media.push_back({field.path, field.pointer, kind});
+            prepare.media.push_back({field.path, field.pointer,
+                                     MediaKindByName(field.kind).value_or(MediaKind::kImage)});
         }
         assets::Prepared prepared = co_await app.inputs->Prepare(std::move(prepare));
         if (!prepared.issues.empty()) {

@@ -58,18 +58,6 @@ bool IsSpace(char c) { return c == ' ' || c == '\t'; }
 
 }  // namespace
 
-const char* KindName(MediaKind kind) {
-    switch (kind) {
-        case MediaKind::kImage:
-            return "image";
-        case MediaKind::kVideo:
-            return "video";
-        case MediaKind::kAudio:
-            return "audio";
-    }
-    return "";
-}
-
 std::string NormalizeMediaType(std::string_view value) {
     value = value.substr(0, value.find(';'));
     while (!value.empty() && IsSpace(value.front())) value.remove_prefix(1);

@@ -129,8 +129,8 @@ asio::awaitable<void> Download(ssl::context& tls, Job job) {
     }
     const std::string media_type = NormalizeMediaType(content_type);
     if (!IsApprovedMediaType(media_type, job.kind)) {
-        job.outcome =
-            Fail(FailureKind::kContentType, messages::ContentType(media_type, KindName(job.kind)));
+        job.outcome = Fail(FailureKind::kContentType,
+                           messages::ContentType(media_type, MediaKindName(job.kind)));
         co_return;
     }
     if (parser.chunked() || !parser.content_length()) {

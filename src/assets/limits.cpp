@@ -52,7 +52,7 @@ std::optional<AssetFailure> CheckProbed(const media::MediaInfo& info, MediaKind 
         return Fail(FailureKind::kUnsupportedType, messages::kUnsupportedType,
                     "probed as " + info.container + " (video " + info.video_codec + ", audio " +
                         info.audio_codec + "), declared " + std::string(declared_type) + " for " +
-                        KindName(kind));
+                        MediaKindName(kind));
     }
     if (kind == MediaKind::kAudio) return std::nullopt;
     if (info.width <= 0 || info.height <= 0) {

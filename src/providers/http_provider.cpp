@@ -160,12 +160,6 @@ std::string SniffMediaType(std::string_view b, const std::string& kind) {
     return "application/octet-stream";
 }
 
-MediaKind KindOf(const std::string& kind) {
-    if (kind == "video") return MediaKind::kVideo;
-    if (kind == "audio") return MediaKind::kAudio;
-    return MediaKind::kImage;
-}
-
 bool IsPassThrough(const std::string& media) {
     return media.rfind("https://", 0) == 0 || media.rfind("http://", 0) == 0 ||
            media.rfind("data:", 0) == 0;
@@ -435,7 +429,8 @@ class HttpProvider::Session {
     std::string InputUrl(const std::string& media, const std::string& kind) {
         if (IsPassThrough(media)) return media;
         // A stored input (or an upload): the worker's resolver names its file.
-        const std::string path = ctx_.Input(media, KindOf(kind));
+        const std::string path =
+            ctx_.Input(media, MediaKindByName(kind).value_or(MediaKind::kImage));
         if (p_.input_url_) return p_.input_url_(ctx_.task_id(), path);
         std::error_code ec;
         const auto size = std::filesystem::file_size(path, ec);

@@ -65,8 +65,7 @@ AudioBuffer ReadInput(const TaskContext& ctx, const std::string& uri, MediaKind 
         audio = media::ReadAudio(path, options, KeepGoing(ctx));
     } catch (const media::MediaError& e) {
         ctx.CheckCancelled();
-        throw TaskFailure("ASSET.INVALID", std::string("The ") +
-                                               (kind == MediaKind::kVideo ? "video" : "audio") +
+        throw TaskFailure("ASSET.INVALID", std::string("The ") + MediaKindName(kind) +
                                                " input could not be decoded: " + e.what());
     }
     ctx.CheckCancelled();

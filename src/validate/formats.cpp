@@ -152,18 +152,6 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
     return true;
 }
 
-const char* MediaKindName(MediaKind kind) {
-    switch (kind) {
-        case MediaKind::kImage:
-            return "image";
-        case MediaKind::kVideo:
-            return "video";
-        case MediaKind::kAudio:
-            return "audio";
-    }
-    return "";
-}
-
 std::size_t MaxDataUriBytes(MediaKind kind) {
     switch (kind) {
         case MediaKind::kImage:
@@ -366,13 +354,6 @@ std::optional<Format> FormatByName(std::string_view name) {
     if (name == "uri") return Format::kUri;
     if (name == "https-url") return Format::kHttpsUrl;
     if (name == "media") return Format::kMedia;
-    return std::nullopt;
-}
-
-std::optional<MediaKind> MediaKindByName(std::string_view name) {
-    if (name == "image") return MediaKind::kImage;
-    if (name == "video") return MediaKind::kVideo;
-    if (name == "audio") return MediaKind::kAudio;
     return std::nullopt;
 }
 

@@ -39,9 +39,6 @@ std::optional<FormatFailure> CheckFormat(Format format, MediaKind kind, std::str
 // FormatByName maps a "format" keyword value to a Format, or nullopt for an unknown one.
 std::optional<Format> FormatByName(std::string_view name);
 
-// MediaKindByName maps an "x-media-kind" value to a MediaKind, or nullopt.
-std::optional<MediaKind> MediaKindByName(std::string_view name);
-
 bool IsUuidV4(std::string_view s);
 bool IsDateTime(std::string_view s);
 bool IsDate(std::string_view s);

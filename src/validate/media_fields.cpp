@@ -7,18 +7,6 @@
 namespace genhost::validate::detail {
 namespace {
 
-const char* KindName(MediaKind kind) {
-    switch (kind) {
-        case MediaKind::kImage:
-            return "image";
-        case MediaKind::kVideo:
-            return "video";
-        case MediaKind::kAudio:
-            return "audio";
-    }
-    return "";
-}
-
 // PointerOf writes `path` as a JSON pointer (RFC 6901: '~' -> "~0", '/' -> "~1").
 std::string PointerOf(const std::vector<std::string>& path) {
     std::string out;
@@ -66,7 +54,7 @@ void CollectMediaFields(const Node& start, const Json& value, std::vector<std::s
     }
     if (value.is_string()) {
         if (node.format == Format::kMedia) {
-            out.push_back(MediaField{path, PointerOf(path), KindName(node.media_kind)});
+            out.push_back(MediaField{path, PointerOf(path), MediaKindName(node.media_kind)});
         }
         return;
     }

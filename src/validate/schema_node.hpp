@@ -9,6 +9,8 @@
 
 #include "pattern.hpp"
 
+#include "genhost/core/media_kind.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -36,7 +38,6 @@ enum TypeBit : std::uint8_t {
 using TypeMask = std::uint8_t;
 
 enum class Format : std::uint8_t { kNone, kUuid, kDateTime, kDate, kUri, kHttpsUrl, kMedia };
-enum class MediaKind : std::uint8_t { kImage, kVideo, kAudio };
 
 // RulePath is a path relative to the object a rule sits on (or to the item an any/all/where
 // condition is looking at); the segment "*" stands for every item of an array.

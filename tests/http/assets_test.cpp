@@ -106,7 +106,7 @@ TlsReply Route(const ReceivedRequest& request) {
     return Reply(404, "text/plain", "no route");
 }
 
-class Assets : public ::testing::Test {
+class Assets : public ServerSuite<Assets> {
   protected:
     static void SetUpTestSuite() {
         certs_ = new TestCertificates(MakeTestCertificates({"assets.test", "other.test"}));
@@ -116,14 +116,11 @@ class Assets : public ::testing::Test {
         dir_ = new std::string(dir);
         ca_file_ = new std::string(*dir_ + "/ca.pem");
         std::ofstream(*ca_file_) << certs_->ca_pem;
-        db_ = new TestDatabase();
-        server_ = new ServerProcess(db_->dsn(), {{"GENHOST_FETCH_TEST_CA", *ca_file_},
-                                                 {"GENHOST_FETCH_TEST_HOSTS", TestHosts()}});
-        server_->Start();
+        StartServer(
+            {{"GENHOST_FETCH_TEST_CA", *ca_file_}, {"GENHOST_FETCH_TEST_HOSTS", TestHosts()}});
     }
     static void TearDownTestSuite() {
-        delete server_;
-        delete db_;
+        ServerSuite::TearDownTestSuite();
         delete fixtures_;
         delete certs_;
         std::filesystem::remove_all(*dir_);
@@ -139,8 +136,6 @@ class Assets : public ::testing::Test {
     }
 
     static std::string Url(const std::string& path) { return "https://assets.test" + path; }
-
-    HttpClient Client() { return HttpClient("127.0.0.1", server_->port()); }
 
     HttpResponse Post(const std::string& endpoint, const json& body) {
         auto c = Client();
@@ -167,15 +162,11 @@ class Assets : public ::testing::Test {
     static TlsTestServer* fixtures_;
     static std::string* dir_;
     static std::string* ca_file_;
-    static TestDatabase* db_;
-    static ServerProcess* server_;
 };
 TestCertificates* Assets::certs_ = nullptr;
 TlsTestServer* Assets::fixtures_ = nullptr;
 std::string* Assets::dir_ = nullptr;
 std::string* Assets::ca_file_ = nullptr;
-TestDatabase* Assets::db_ = nullptr;
-ServerProcess* Assets::server_ = nullptr;
 
 std::string DataUri(const std::string& type, const std::string& bytes) {
     return "data:" + type + ";base64," + Base64Encode(bytes);
@@ -389,11 +380,10 @@ TEST_F(Assets, WorkerResolverFailsTasksWithAssetInvalid) {
     const assets::Resolver resolver(reader, area);
     const std::string scratch = *dir_ + "/scratch";
 
-    const std::string fetched =
-        resolver.Resolve(Url("/good.png"), assets::MediaKind::kImage, scratch);
+    const std::string fetched = resolver.Resolve(Url("/good.png"), MediaKind::kImage, scratch);
     EXPECT_EQ(std::filesystem::file_size(fetched), Media().png.size());
     try {
-        resolver.Resolve(Url("/missing.png"), assets::MediaKind::kImage, scratch);
+        resolver.Resolve(Url("/missing.png"), MediaKind::kImage, scratch);
         ADD_FAILURE() << "no failure";
     } catch (const providers::TaskFailure& e) {
         EXPECT_EQ(e.code(), "ASSET.INVALID");
@@ -401,7 +391,7 @@ TEST_F(Assets, WorkerResolverFailsTasksWithAssetInvalid) {
     }
     try {
         resolver.Resolve("genhost-input:0b0c0d0e-0000-4000-8000-000000000000/input_0",
-                         assets::MediaKind::kImage, scratch);
+                         MediaKind::kImage, scratch);
         ADD_FAILURE() << "no failure";
     } catch (const providers::TaskFailure& e) {
         EXPECT_EQ(e.code(), "ASSET.INVALID");
@@ -410,12 +400,11 @@ TEST_F(Assets, WorkerResolverFailsTasksWithAssetInvalid) {
     std::filesystem::create_directories(*dir_ + "/inputs/0b0c0d0e-0000-4000-8000-000000000000");
     std::ofstream(*dir_ + "/inputs/0b0c0d0e-0000-4000-8000-000000000000/input_0") << "x";
     EXPECT_EQ(resolver.Resolve("genhost-input:0b0c0d0e-0000-4000-8000-000000000000/input_0",
-                               assets::MediaKind::kImage, scratch),
+                               MediaKind::kImage, scratch),
               *dir_ + "/inputs/0b0c0d0e-0000-4000-8000-000000000000/input_0");
     // A reference cannot climb out of the input area.
-    EXPECT_THROW(
-        resolver.Resolve("genhost-input:../../etc/passwd", assets::MediaKind::kImage, scratch),
-        providers::TaskFailure);
+    EXPECT_THROW(resolver.Resolve("genhost-input:../../etc/passwd", MediaKind::kImage, scratch),
+                 providers::TaskFailure);
 }
 
 TEST(AssetsOffline, UrlsAreAcceptedUnfetchedAndBilledAtTheMaximum) {

@@ -9,24 +9,10 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class Basics : public ::testing::Test {
+class Basics : public ServerSuite<Basics> {
   protected:
-    static void SetUpTestSuite() {
-        db_ = new TestDatabase();
-        server_ = new ServerProcess(db_->dsn(), {{"GENHOST_MAX_BODY_BYTES", "1048576"}});
-        server_->Start();
-    }
-    static void TearDownTestSuite() {
-        delete server_;
-        delete db_;
-    }
-    HttpClient Client() { return HttpClient("127.0.0.1", server_->port()); }
-
-    static TestDatabase* db_;
-    static ServerProcess* server_;
+    static void SetUpTestSuite() { StartServer({{"GENHOST_MAX_BODY_BYTES", "1048576"}}); }
 };
-TestDatabase* Basics::db_ = nullptr;
-ServerProcess* Basics::server_ = nullptr;
 
 TEST_F(Basics, HealthAndReadinessNeedNoKey) {
     auto c = Client();

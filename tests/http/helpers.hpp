@@ -10,12 +10,36 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 
 namespace genhost::testing {
+
+// ServerSuite is a test suite whose tests share one database and one `genhost serve`: the
+// suite's SetUpTestSuite calls StartServer, and they are stopped, server first, after the suite
+// (a suite with more to clean up calls ServerSuite::TearDownTestSuite from its own). Suite is the
+// deriving class, so each suite has its own pair.
+template <class Suite, class Base = ::testing::Test>
+class ServerSuite : public Base {
+  protected:
+    static void StartServer(std::map<std::string, std::string> env = {}) {
+        db_ = std::make_unique<TestDatabase>();
+        server_ = std::make_unique<ServerProcess>(db_->dsn(), std::move(env));
+        server_->Start();
+    }
+    static void TearDownTestSuite() {
+        server_.reset();
+        db_.reset();
+    }
+    static HttpClient Client() { return HttpClient("127.0.0.1", server_->port()); }
+
+    static inline std::unique_ptr<TestDatabase> db_;
+    static inline std::unique_ptr<ServerProcess> server_;
+};
 
 inline Headers AuthHeaders(const std::string& key = kTestKey) {
     return {{"Authorization", "Bearer " + key},

@@ -20,7 +20,7 @@ namespace {
 using ::testing::HasSubstr;
 using json = nlohmann::json;
 
-class HttpProviderEndToEnd : public ::testing::Test {
+class HttpProviderEndToEnd : public ServerSuite<HttpProviderEndToEnd> {
   protected:
     static void SetUpTestSuite() {
         fake_ = new FakeProvider();
@@ -35,22 +35,16 @@ class HttpProviderEndToEnd : public ::testing::Test {
                                {"retries", 2},
                                {"backoff", 0.02}}}}}};
         std::ofstream(dir_ + "/providers.json") << file.dump(2);
-        db_ = new TestDatabase();
-        server_ = new ServerProcess(
-            db_->dsn(),
+        StartServer(
             {{"GENHOST_WORKERS", "2"},
              {"GENHOST_PROVIDERS_FILE", dir_ + "/providers.json"},
              {"GENHOST_MODEL_PROVIDERS", "gen4_image=fake,gen4.5=fake,image_flash_2_5=nowhere"}});
-        server_->Start();
     }
     static void TearDownTestSuite() {
-        delete server_;
-        delete db_;
+        ServerSuite::TearDownTestSuite();
         delete fake_;
         std::filesystem::remove_all(dir_);
     }
-
-    HttpClient Client() { return HttpClient("127.0.0.1", server_->port()); }
 
     // Create posts a gen4_image task whose prompt scripts the fake; returns its id.
     std::string Create(HttpClient& c, const std::string& prompt) {
@@ -67,13 +61,9 @@ class HttpProviderEndToEnd : public ::testing::Test {
 
     static FakeProvider* fake_;
     static std::string dir_;
-    static TestDatabase* db_;
-    static ServerProcess* server_;
 };
 FakeProvider* HttpProviderEndToEnd::fake_ = nullptr;
 std::string HttpProviderEndToEnd::dir_;
-TestDatabase* HttpProviderEndToEnd::db_ = nullptr;
-ServerProcess* HttpProviderEndToEnd::server_ = nullptr;
 
 TEST_F(HttpProviderEndToEnd, ATaskSucceedsWithTheProvidersOutput) {
     auto c = Client();

@@ -12,31 +12,19 @@ namespace genhost::testing {
 namespace {
 
 // A tier-1 organization (1 concurrent generation per model) whose gen4_image tasks take 3 s.
-class SlowTasks : public ::testing::Test {
+class SlowTasks : public ServerSuite<SlowTasks> {
   protected:
     static void SetUpTestSuite() {
-        db_ = new TestDatabase();
-        server_ = new ServerProcess(db_->dsn(), {{"GENHOST_DEFAULT_TIER", "1"},
-                                                 {"GENHOST_WORKERS", "4"},
-                                                 {"GENHOST_LATENCY_SCALE", LatencyScaleFor(3.0)}});
-        server_->Start();
+        StartServer({{"GENHOST_DEFAULT_TIER", "1"},
+                     {"GENHOST_WORKERS", "4"},
+                     {"GENHOST_LATENCY_SCALE", LatencyScaleFor(3.0)}});
     }
-    static void TearDownTestSuite() {
-        delete server_;
-        delete db_;
-    }
-    HttpClient Client() { return HttpClient("127.0.0.1", server_->port()); }
     std::string Create(HttpClient& c, const std::string& key = kTestKey) {
         const auto r = c.Send("POST", "/v1/text_to_image", AuthHeaders(key), ImageRequest().dump());
         EXPECT_EQ(r.status, 200) << r.body;
         return r.Json()["id"];
     }
-
-    static TestDatabase* db_;
-    static ServerProcess* server_;
 };
-TestDatabase* SlowTasks::db_ = nullptr;
-ServerProcess* SlowTasks::server_ = nullptr;
 
 TEST_F(SlowTasks, RunningTasksReportRisingProgress) {
     auto c = Client();
@@ -154,30 +142,22 @@ TEST_F(SlowTasks, SuspendingAnOrganizationCancelsItsTasks) {
 }
 
 // A tier whose daily limit is 2 generations, and output URLs that live 2 seconds.
-class Limits : public ::testing::Test {
+class Limits : public ServerSuite<Limits> {
   protected:
     static void SetUpTestSuite() {
-        db_ = new TestDatabase();
         tiers_ = std::string(std::tmpnam(nullptr)) + ".json";
         std::ofstream(tiers_) << R"({"tiers": [{"tier": 1, "max_concurrent_generations": 1,
             "max_daily_generations": 2, "max_monthly_spend_usd": 100}]})";
-        server_ = new ServerProcess(db_->dsn(), {{"GENHOST_TIERS_FILE", tiers_},
-                                                 {"GENHOST_DEFAULT_TIER", "1"},
-                                                 {"GENHOST_OUTPUT_URL_TTL", "2"}});
-        server_->Start();
+        StartServer({{"GENHOST_TIERS_FILE", tiers_},
+                     {"GENHOST_DEFAULT_TIER", "1"},
+                     {"GENHOST_OUTPUT_URL_TTL", "2"}});
     }
     static void TearDownTestSuite() {
-        delete server_;
-        delete db_;
+        ServerSuite::TearDownTestSuite();
         std::remove(tiers_.c_str());
     }
-    static TestDatabase* db_;
-    static ServerProcess* server_;
-    static std::string tiers_;
+    static inline std::string tiers_;
 };
-TestDatabase* Limits::db_ = nullptr;
-ServerProcess* Limits::server_ = nullptr;
-std::string Limits::tiers_;
 
 TEST_F(Limits, TheDailyLimitAnswers429WithRetryAfter) {
     HttpClient c("127.0.0.1", server_->port());

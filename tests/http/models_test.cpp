@@ -61,22 +61,10 @@ void FillMedia(json& j) {
     }
 }
 
-class Models : public ::testing::TestWithParam<ModelCase> {
+class Models : public ServerSuite<Models, ::testing::TestWithParam<ModelCase>> {
   protected:
-    static void SetUpTestSuite() {
-        db_ = new TestDatabase();
-        server_ = new ServerProcess(db_->dsn(), {{"GENHOST_LATENCY_SCALE", "0"}});
-        server_->Start();
-    }
-    static void TearDownTestSuite() {
-        delete server_;
-        delete db_;
-    }
-    static TestDatabase* db_;
-    static ServerProcess* server_;
+    static void SetUpTestSuite() { StartServer({{"GENHOST_LATENCY_SCALE", "0"}}); }
 };
-TestDatabase* Models::db_ = nullptr;
-ServerProcess* Models::server_ = nullptr;
 
 TEST_P(Models, SucceedWithTheMediaAsked) {
     const ModelCase& c = GetParam();

@@ -11,18 +11,9 @@ namespace {
 using ::testing::HasSubstr;
 using json = nlohmann::json;
 
-class Moderation : public ::testing::Test {
+class Moderation : public ServerSuite<Moderation> {
   protected:
-    static void SetUpTestSuite() {
-        db_ = new TestDatabase();
-        server_ = new ServerProcess(db_->dsn(), {{"GENHOST_WORKERS", "2"}});
-        server_->Start();
-    }
-    static void TearDownTestSuite() {
-        delete server_;
-        delete db_;
-    }
-    HttpClient Client() { return HttpClient("127.0.0.1", server_->port()); }
+    static void SetUpTestSuite() { StartServer({{"GENHOST_WORKERS", "2"}}); }
 
     // Run creates a gen4_image task and returns {creation response, finished task}.
     std::pair<json, json> Run(const json& extra) {
@@ -36,12 +27,7 @@ class Moderation : public ::testing::Test {
                 WaitForStatus(c, created["id"].get<std::string>(),
                               {"SUCCEEDED", "FAILED", "CANCELLED"}, std::chrono::seconds(30))};
     }
-
-    static TestDatabase* db_;
-    static ServerProcess* server_;
 };
-TestDatabase* Moderation::db_ = nullptr;
-ServerProcess* Moderation::server_ = nullptr;
 
 TEST_F(Moderation, ARefusedPromptFailsWithSafetyInputTextAndKeepsItsCost) {
     const auto [created, task] = Run({{"promptText", "A Torture-Porn scene in a lighthouse"}});

@@ -58,7 +58,7 @@ HttpProviderOptions FastOptions(const std::string& url) {
 class StoredInputs : public providers::InputResolver {
   public:
     explicit StoredInputs(std::string dir) : dir_(std::move(dir)) {}
-    std::string Resolve(const std::string& media, providers::MediaKind kind,
+    std::string Resolve(const std::string& media, MediaKind kind,
                         const std::string& scratch) const override {
         if (media.rfind("stored:", 0) == 0) return dir_ + "/" + media.substr(7);
         return providers::DataUriResolver().Resolve(media, kind, scratch);

@@ -69,22 +69,13 @@ std::string IdOf(const nlohmann::json& upload) {
     return upload["uri"].get<std::string>().substr(std::string("genhost://").size());
 }
 
-class UploadsBase : public ::testing::Test {
+class UploadsBase : public ServerSuite<UploadsBase> {
   protected:
     static void Start(std::map<std::string, std::string> env) {
-        db_ = new TestDatabase();
         env.emplace("GENHOST_UPLOAD_MAX_BYTES", std::to_string(kCap));
-        server_ = new ServerProcess(db_->dsn(), env);
-        server_->Start();
+        StartServer(std::move(env));
     }
-    static void Stop() {
-        delete server_;
-        delete db_;
-        server_ = nullptr;
-        db_ = nullptr;
-    }
-
-    HttpClient Client() { return HttpClient("127.0.0.1", server_->port()); }
+    static void Stop() { ServerSuite::TearDownTestSuite(); }
 
     nlohmann::json Create(HttpClient& c, const std::string& filename = "frame.png") {
         const auto r = c.Send("POST", "/v1/uploads", AuthHeaders(),
@@ -121,12 +112,7 @@ class UploadsBase : public ::testing::Test {
         s << in.rdbuf();
         return s.str();
     }
-
-    static TestDatabase* db_;
-    static ServerProcess* server_;
 };
-TestDatabase* UploadsBase::db_ = nullptr;
-ServerProcess* UploadsBase::server_ = nullptr;
 
 class Uploads : public UploadsBase {
   protected:

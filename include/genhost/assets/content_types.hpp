@@ -15,11 +15,6 @@
 
 namespace genhost::assets {
 
-using providers::MediaKind;
-
-// KindName is "image", "video" or "audio".
-const char* KindName(MediaKind kind);
-
 // NormalizeMediaType returns the type/subtype of a Content-Type header value or data-URI media
 // type, lower case, parameters and surrounding spaces removed ("Image/PNG; q=1" -> "image/png").
 std::string NormalizeMediaType(std::string_view value);

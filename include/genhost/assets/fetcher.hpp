@@ -45,8 +45,6 @@
 
 namespace genhost::assets {
 
-using providers::MediaKind;
-
 struct TestEndpoint {
     std::string address;  // an IP address, e.g. "127.0.0.1"
     std::uint16_t port = 0;

@@ -34,8 +34,6 @@
 
 namespace genhost::assets {
 
-using providers::MediaKind;
-
 inline constexpr std::uint64_t kMiB = 1024 * 1024;
 
 struct AssetLimits {

@@ -10,6 +10,8 @@
 // `INTERNAL`. When cancelled it throws Cancelled (or returns; its outputs are discarded).
 #pragma once
 
+#include "genhost/core/media_kind.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <atomic>
@@ -45,9 +47,6 @@ struct Output {
     std::string data;
     std::string file;
 };
-
-// MediaKind is what a media input must be.
-enum class MediaKind { kImage, kVideo, kAudio };
 
 // InputResolver turns a media string of a validated request (an HTTPS URL, an upload URI or a
 // data URI) into a local file a pipeline can open. It blocks (downloads, disk I/O) and runs on
