@@ -6,8 +6,44 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace genhost::validate {
+namespace {
+
+// CollectNulIssues appends an issue for every string value or member name under `value` that
+// holds U+0000, unless that path has an issue already, until `out` holds `max` issues.
+void CollectNulIssues(const nlohmann::json& value, std::vector<std::string>& path,
+                      std::vector<Issue>& out, std::size_t max) {
+    const auto add = [&](const char* what) {
+        if (out.size() >= max) return;
+        for (const Issue& issue : out) {
+            if (issue.path == path) return;
+        }
+        out.push_back(
+            Issue{"invalid_string", path, std::string(what) + " must not contain U+0000"});
+    };
+    if (value.is_string()) {
+        if (value.get_ref<const std::string&>().find('\0') != std::string::npos) add("String");
+    } else if (value.is_array()) {
+        std::size_t index = 0;
+        for (const auto& item : value) {
+            path.push_back(std::to_string(index++));
+            CollectNulIssues(item, path, out, max);
+            path.pop_back();
+        }
+    } else if (value.is_object()) {
+        for (const auto& [key, item] : value.items()) {
+            path.push_back(key);
+            if (key.find('\0') != std::string::npos) add("Property name");
+            CollectNulIssues(item, path, out, max);
+            path.pop_back();
+        }
+    }
+}
+
+}  // namespace
 
 struct SchemaSet::Impl {
     detail::CompiledSet compiled;
@@ -48,7 +84,11 @@ const EndpointInfo* SchemaSet::FindEndpoint(std::string_view name) const {
 }
 
 std::vector<Issue> SchemaSet::Validate(std::string_view name, const nlohmann::json& body) const {
-    return detail::CollectIssues(*impl_->Endpoint(name).root, body, kMaxIssues);
+    std::vector<Issue> issues =
+        detail::CollectIssues(*impl_->Endpoint(name).root, body, kMaxIssues);
+    std::vector<std::string> path;
+    CollectNulIssues(body, path, issues, kMaxIssues);
+    return issues;
 }
 
 nlohmann::json SchemaSet::ApplyDefaults(std::string_view name, const nlohmann::json& body) const {

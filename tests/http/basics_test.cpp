@@ -4,6 +4,10 @@
 
 #include <gmock/gmock.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 namespace genhost::testing {
 namespace {
 
@@ -181,6 +185,40 @@ TEST_F(Basics, ValidationErrorsListEveryIssueWithPaths) {
     ASSERT_EQ(unknown.status, 400);
     EXPECT_EQ(unknown.Json()["issues"][0]["path"], nlohmann::json({"model"}));
     EXPECT_THAT(unknown.Json()["issues"][0]["message"].get<std::string>(), HasSubstr("gen4_image"));
+}
+
+TEST_F(Basics, StringsHoldingNulAre400AndDoNotFailCreationsBatchedWithThem) {
+    // PostgreSQL's jsonb cannot hold U+0000. Such a body used to reach the database and fail
+    // its whole creation batch with 500, other clients' creations included.
+    const std::string nul_body =
+        R"({"model":"gen4_image","promptText":"a\u0000b","ratio":"1280:720"})";
+    std::vector<std::thread> threads;
+    std::atomic<int> created{0}, refused{0}, other{0};
+    for (int t = 0; t < 6; ++t) {
+        threads.emplace_back([&, t] {
+            auto c = Client();
+            for (int i = 0; i < 10; ++i) {
+                const bool nul = t % 2 == 0;
+                const auto r = c.Send("POST", "/v1/text_to_image", AuthHeaders(),
+                                      nul ? nul_body : ImageRequest().dump());
+                if (nul && r.status == 400 &&
+                    r.Json()["issues"] ==
+                        nlohmann::json::parse(R"([{"code":"invalid_string","path":["promptText"],
+                            "message":"String must not contain U+0000"}])")) {
+                    ++refused;
+                } else if (!nul && r.status == 200) {
+                    ++created;
+                } else {
+                    ++other;
+                    ADD_FAILURE() << r.status << " " << r.body;
+                }
+            }
+        });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(refused, 30);
+    EXPECT_EQ(created, 30);
+    EXPECT_EQ(other, 0);
 }
 
 TEST_F(Basics, TextToImageMakesARealPngOfTheRatiosSize) {

@@ -52,7 +52,9 @@ const std::string kRatios =
     "'960:720' | '720:960' | '1680:720'";
 const std::string kTagMessage =
     "Tag must start with a letter and contain only letters, digits and underscores";
-const std::string kModels = "'gen4_image_turbo' | 'gen4_image' | 'image_gen_2' | 'image_pro_3' | 'image_flash_3_1' | 'image_flash_2_5' | 'seedream5_pro' | 'seedream5_lite'";
+const std::string kModels =
+    "'gen4_image_turbo' | 'gen4_image' | 'image_gen_2' | 'image_pro_3' | 'image_flash_3_1' | "
+    "'image_flash_2_5' | 'seedream5_pro' | 'seedream5_lite'";
 
 json Turbo() {
     return json{{"model", "gen4_image_turbo"},
@@ -485,6 +487,27 @@ TEST_F(TextToImageTest, AllIssuesAtOnceInAStableOrder) {
     };
     EXPECT_EQ(Check(body), expected);
     EXPECT_EQ(Check(body), expected);  // and again: nothing depends on state
+}
+
+TEST_F(TextToImageTest, StringsHoldingNulAreRefusedWhereverTheyAre) {
+    // U+0000 is valid JSON but cannot be stored in PostgreSQL's jsonb: every such string is an
+    // issue at its own path, after the schema's issues, once per path.
+    using namespace std::string_literals;
+    json body = Turbo();
+    body["promptText"] = "a cat\0 on a skateboard"s;
+    body["referenceImages"][0]["tag"] = "t\0g"s;
+    body["n\0l"s] = "x";
+    const std::vector<Issue> expected = {
+        {"invalid_string", {"referenceImages", "0", "tag"}, kTagMessage},
+        {"unrecognized_keys", {}, "Unrecognized key(s) in object: 'n\0l'"s},
+        {"invalid_string", {"n\0l"s}, "Property name must not contain U+0000"},
+        {"invalid_string", {"promptText"}, "String must not contain U+0000"},
+    };
+    EXPECT_EQ(Check(body), expected);
+    body = Gen4Image();
+    body["promptText"] = "\0"s;
+    EXPECT_EQ(One(body),
+              (Issue{"invalid_string", {"promptText"}, "String must not contain U+0000"}));
 }
 
 TEST_F(TextToImageTest, HugeArrayIsNotWalked) {

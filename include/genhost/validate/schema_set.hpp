@@ -60,7 +60,9 @@ class SchemaSet {
 
     // Validate checks `body` against the request schema of endpoint `name`; an empty vector means
     // valid. Issues come in a stable order: schema property order, then unrecognized keys, then
-    // cross-field rules in declaration order. The number of issues is capped (kMaxIssues).
+    // cross-field rules in declaration order, then strings holding U+0000 (valid JSON, but
+    // PostgreSQL's jsonb cannot store it; docs/decisions.md) at paths not reported already. The
+    // number of issues is capped (kMaxIssues).
     std::vector<Issue> Validate(std::string_view name, const nlohmann::json& body) const;
 
     // ApplyDefaults returns a copy of a *valid* `body` with every schema `default` filled in for
