@@ -3,7 +3,8 @@
 // route's own limit (413 from the announced length before the handler runs, 413 from Read for a
 // chunked body); keep-alive after a fully read body; a handler that answers before reading gets
 // its response to the client and the connection closed; `Expect: 100-continue` is answered only
-// when the handler reads; a stalled body times out per read; ordinary routes behave as before.
+// when the handler reads (and by ordinary routes before they read the body); a stalled body times
+// out per read; ordinary routes behave as before.
 //
 // Every client socket has a watchdog so a hang fails the test instead of stalling the suite.
 
@@ -321,6 +322,20 @@ TEST_F(StreamingTest, OrdinaryRoutesKeepTheServerLimitAndMethodRules) {
     res = c.Read();
     EXPECT_EQ(res.result_int(), 413);  // the server-wide limit (1024) still holds
     EXPECT_EQ(calls_.load(), 0);
+}
+
+TEST_F(StreamingTest, OrdinaryRoutesAnswerExpectContinueBeforeReadingTheBody) {
+    Client c(server_->Port());
+    c.WriteRaw(PostHead("/echo", 10, "Expect: 100-continue\r\n"));
+    EXPECT_EQ(c.ReadInterim().result_int(), 100);
+    c.WriteRaw("0123456789");
+    auto res = c.Read();
+    EXPECT_EQ(res.result_int(), 200);
+    EXPECT_EQ(res.body(), "0123456789");
+    // Over the limit: the 413 at once, no 100, and the body is never needed.
+    c.WriteRaw(PostHead("/echo", 2000, "Expect: 100-continue\r\n"));
+    res = c.Read();
+    EXPECT_EQ(res.result_int(), 413);
 }
 
 TEST_F(StreamingTest, ManyConcurrentStreamsEachGetTheirOwnBody) {
