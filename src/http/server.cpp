@@ -47,6 +47,24 @@ std::string ErrorJson(std::string_view message) {
     return fmt::format(R"({{"error":"{}"}})", JsonEscape(message));
 }
 
+// OriginForm turns an absolute-form request target ("http://host/path?q", which RFC 9112
+// section 3.2.2 says a server must accept) into the origin form the router matches ("/path?q");
+// any other target is returned as it is.
+std::string OriginForm(std::string_view target) {
+    for (const std::string_view scheme :
+         {std::string_view("http://"), std::string_view("https://")}) {
+        if (target.size() < scheme.size() ||
+            !beast::iequals(target.substr(0, scheme.size()), scheme)) {
+            continue;
+        }
+        const std::string_view rest = target.substr(scheme.size());
+        const std::size_t end = rest.find_first_of("/?");
+        if (end == std::string_view::npos) return "/";
+        return (rest[end] == '?' ? "/" : "") + std::string(rest.substr(end));
+    }
+    return std::string(target);
+}
+
 // ReadFailure maps a failure to read a request onto the status to answer with and its message;
 // status 0 means the connection just closes (the client left, timed out or sent nothing).
 std::pair<int, std::string> ReadFailure(const beast::error_code& ec, bool got_some) {
@@ -280,7 +298,7 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         std::string target;
         bool linger = false;
         if (!ec) {
-            target = std::string(header_parser.get().target());
+            target = OriginForm(header_parser.get().target());
             match = router_.Find(header_parser.get().method_string(),
                                  std::string_view(target).substr(0, target.find('?')));
             const std::size_t limit =
