@@ -12,6 +12,11 @@ namespace po = boost::program_options;
 
 namespace {
 
+// Upper bounds of the settings that start one thread (and maybe one database connection) each,
+// and of the latency scale (100 already makes a typical 30 s model take 50 minutes).
+constexpr int kMaxThreads = 1024;
+constexpr double kMaxLatencyScale = 100;
+
 bool SplitListen(const std::string& value, std::string& host, unsigned short& port) {
     const auto colon = value.rfind(':');
     if (colon == std::string::npos || colon == 0) return false;
@@ -187,6 +192,15 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         out.error = "role must be all, api or worker";
     } else if (s.io_threads < 1 || s.db_threads < 1 || s.workers < 0) {
         out.error = "thread counts must be positive";
+    } else if (s.io_threads > kMaxThreads || s.db_threads > kMaxThreads ||
+               s.workers > kMaxThreads) {
+        // Each is a thread (and a database connection, for I/O and database threads).
+        out.error = "I/O threads, database threads and workers must be at most " +
+                    std::to_string(kMaxThreads) + " each";
+    } else if (!(s.latency_scale >= 0) || !(s.latency_scale <= kMaxLatencyScale)) {
+        // Also refuses nan and inf, which would make every task's pacing undefined.
+        out.error = "latency scale must be a number from 0 to " +
+                    std::to_string(static_cast<int>(kMaxLatencyScale));
     } else if (s.worker_nice < 0 || s.worker_nice > 19) {
         out.error = "worker nice must be between 0 and 19";
     } else if (s.output_url_ttl_seconds <= 0 || s.lease_seconds < 1 || s.max_attempts < 1) {

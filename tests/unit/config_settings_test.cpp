@@ -322,6 +322,21 @@ TEST(Parse, RejectsNonPositiveCounts) {
     EXPECT_EQ(ParseArgs({"--workers", "0"}).error, "");  // an api-only node runs no workers
 }
 
+TEST(Parse, RejectsThreadCountsAndLatencyScalesOutOfRange) {
+    EXPECT_THAT(ParseArgs({"--workers", "100000"}).error, HasSubstr("at most 1024"));
+    EXPECT_THAT(ParseArgs({}, {{"GENHOST_IO_THREADS", "1025"}}).error, HasSubstr("at most 1024"));
+    EXPECT_THAT(ParseArgs({"--db-threads", "5000"}).error, HasSubstr("at most 1024"));
+    EXPECT_EQ(ParseArgs({"--workers", "1024"}).error, "");
+    for (const char* bad : {"nan", "inf", "-0.5", "101", "1e300"}) {
+        EXPECT_THAT(ParseArgs({}, {{"GENHOST_LATENCY_SCALE", bad}}).error,
+                    HasSubstr("latency scale must be a number from 0 to 100"))
+            << bad;
+    }
+    for (const char* good : {"0", "0.25", "1", "100"}) {
+        EXPECT_EQ(ParseArgs({"--latency-scale", good}).error, "") << good;
+    }
+}
+
 TEST(Parse, RejectsUnknownRole) {
     EXPECT_THAT(ParseArgs({"--role", "admin"}).error, HasSubstr("role"));
     EXPECT_THAT(ParseArgs({}, {{"GENHOST_ROLE", "ALL"}}).error, HasSubstr("role"));
