@@ -12,21 +12,10 @@ cd "$GENHOST_ROOT"
 install_packages curl ffmpeg python3 bc espeak-ng
 RUNS=${RUNS:-5}
 CASES=${CASES:-}
-if [ -z "${BIN:-}" ]; then
-  cmake --preset release >/dev/null
-  cmake --build --preset release --target genhost >/dev/null
-  BIN=build/release/genhost
-fi
-
+bench_release_binary
 bench_workspace genhost-pipelines
-key="key_$(head -c 64 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 port=18282
-DATABASE_URL="host=$work/pg/run dbname=postgres user=postgres" GENHOST_API_KEY="$key" \
-GENHOST_LISTEN=127.0.0.1:$port GENHOST_DATA_DIR="$work/data" GENHOST_LOG_LEVEL=warn \
-GENHOST_WORKERS=1 GENHOST_LATENCY_SCALE=0 \
-  "$BIN" serve >"$work/server.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+bench_start_genhost $port GENHOST_WORKERS=1 GENHOST_LATENCY_SCALE=0
 
 # stats prints "median min max" of the numbers on stdin.
 stats() { sort -n | awk '{a[NR]=$1} END {printf "%.3f %.3f %.3f", a[int((NR+1)/2)], a[1], a[NR]}'; }

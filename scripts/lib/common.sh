@@ -103,3 +103,27 @@ bench_cleanup() {
   pg_stop "$work/pg" immediate
   rm -rf "$work"
 }
+
+# bench_release_binary: unless BIN is set, builds the release preset's genhost and sets BIN to it.
+bench_release_binary() {
+  if [ -z "${BIN:-}" ]; then
+    cmake --preset release >/dev/null
+    cmake --build --preset release --target genhost >/dev/null
+    BIN=build/release/genhost
+  fi
+}
+
+# bench_start_genhost PORT [NAME=VALUE...]: starts `$BIN serve` on 127.0.0.1:PORT against the
+# workspace's PostgreSQL (bench_workspace) with a new API key in $key, log level warn, its data in
+# $work/data and the given extra environment; sets $server_pid and waits until it answers.
+bench_start_genhost() {
+  local port=$1
+  shift
+  key="key_$(head -c 64 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+  env DATABASE_URL="host=$work/pg/run dbname=postgres user=postgres" GENHOST_API_KEY="$key" \
+    GENHOST_LISTEN="127.0.0.1:$port" GENHOST_DATA_DIR="$work/data" GENHOST_LOG_LEVEL=warn \
+    "$@" "$BIN" serve >"$work/server.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && return 0; sleep 0.1; done
+  echo "genhost did not start:"; cat "$work/server.log"; return 1
+}
