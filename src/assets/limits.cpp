@@ -91,6 +91,16 @@ std::vector<Issue> CheckFieldLimits(const nlohmann::json& inputs,
                                   std::to_string(static_cast<long long>(*max_items)) +
                                   " element(s)"});
         }
+        // A field whose sound is the input (speech_to_speech's media, which may be a video).
+        if (rule.value("needs_audio", false)) {
+            for (const ProbedInput* p : items) {
+                if (p->info.audio_codec.empty()) {
+                    issues.push_back(
+                        ToIssue(Fail(FailureKind::kNoAudio, messages::kNoAudio, "no audio stream"),
+                                p->path));
+                }
+            }
+        }
         const auto min_seconds = NumberAt(rule, "min_seconds");
         const auto max_seconds = NumberAt(rule, "max_seconds");
         const bool exclusive = rule.value("max_seconds_exclusive", false);

@@ -118,7 +118,7 @@ void CheckInput(const json& v, const std::string& where) {
     CheckObject(
         v,
         {"kind", "required", "max_items", "min_seconds", "max_seconds", "max_seconds_exclusive",
-         "combined_with", "positions", "unpositioned_are_references", "note"},
+         "combined_with", "positions", "unpositioned_are_references", "needs_audio", "note"},
         where);
     const json& kind = Require(v, "kind", where);
     const auto kinds = kind.is_array()
@@ -160,6 +160,7 @@ void CheckInput(const json& v, const std::string& where) {
             Fail(Child(where, "unpositioned_are_references"), "needs positions");
         }
     }
+    if (const json* a = Find(v, "needs_audio")) GetBool(*a, Child(where, "needs_audio"));
     if (const json* n = Find(v, "note")) GetString(*n, Child(where, "note"));
 }
 

@@ -341,6 +341,13 @@ TEST_F(Assets, DataUris) {
     ExpectIssue(Post("voice_isolation", {{"model", "voice_isolation"},
                                          {"audioUri", DataUri("audio/wav", m.short_wav)}}),
                 {"audioUri"}, "Invalid asset duration (must be at least 4.6 seconds)");
+    // A video may carry the speech of speech_to_speech, but a silent one has none: refused at
+    // creation rather than failing the task later.
+    ExpectIssue(Post("speech_to_speech",
+                     {{"model", "voice_multilingual_sts_v2"},
+                      {"media", {{"type", "video"}, {"uri", DataUri("video/mp4", m.mp4)}}},
+                      {"voice", {{"type", "service-preset"}, {"presetId", "Maya"}}}}),
+                {"media", "uri"}, "The media has no audio track");
 }
 
 TEST_F(Assets, UnknownUploadUri) {

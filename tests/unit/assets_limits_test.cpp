@@ -156,6 +156,30 @@ TEST(CheckFieldLimits, MinimumAndMaximumOfANestedField) {
     EXPECT_EQ(issues[0].message, "Invalid asset duration (must be at most 30 seconds)");
 }
 
+TEST(CheckFieldLimits, AFieldThatNeedsAudioRefusesSilentVideo) {
+    // speech_to_speech's media: audio or a video, but there must be sound to work on.
+    const auto inputs = nlohmann::json::parse(
+        R"({"media.uri": {"kind": ["audio", "video"], "max_seconds": 300, "needs_audio": true}})");
+    const AssetLimits limits;
+    auto issues =
+        CheckFieldLimits(inputs, {At({"media", "uri"}, MediaKind::kVideo, Mp4(5))}, limits);
+    ASSERT_EQ(issues.size(), 1u);
+    EXPECT_EQ(issues[0].code, "custom");
+    EXPECT_EQ(issues[0].path, (std::vector<std::string>{"media", "uri"}));
+    EXPECT_EQ(issues[0].message, "The media has no audio track");
+    media::MediaInfo with_sound = Mp4(5);
+    with_sound.audio_codec = "aac";
+    EXPECT_TRUE(
+        CheckFieldLimits(inputs, {At({"media", "uri"}, MediaKind::kVideo, with_sound)}, limits)
+            .empty());
+    EXPECT_TRUE(CheckFieldLimits(inputs, {At({"media", "uri"}, MediaKind::kAudio, Wav(5))}, limits)
+                    .empty());
+    // Without the flag a silent video is fine (video_to_video's videoUri).
+    const auto plain = nlohmann::json::parse(R"({"videoUri": {"kind": "video"}})");
+    EXPECT_TRUE(
+        CheckFieldLimits(plain, {At({"videoUri"}, MediaKind::kVideo, Mp4(5))}, limits).empty());
+}
+
 TEST(CheckFieldLimits, VoiceIsolationBounds) {
     const auto inputs = nlohmann::json::parse(
         R"({"audioUri": {"kind": "audio", "min_seconds": 4.6, "max_seconds": 3600}})");

@@ -30,6 +30,7 @@ enum class FailureKind {
     kAspectRatio,       // width / height outside the bounds
     kDurationTooShort,  // shorter than the field's minimum
     kDurationTooLong,   // longer than the field's maximum (alone or combined)
+    kNoAudio,           // a field that needs sound ("needs_audio") got media without an audio track
     kUnknownUpload,     // an upload URI that is unknown, expired or another organization's
     kInputUnavailable,  // (worker) a stored input reference whose file is gone
 };
@@ -56,6 +57,7 @@ inline constexpr const char* kFetchFailed = "Failed to fetch asset";
 inline constexpr const char* kNoContentLength =
     "Content-Length not provided (streamed responses of unknown length are rejected)";
 inline constexpr const char* kTooLarge = "Asset size exceeds the maximum for the type";
+inline constexpr const char* kNoAudio = "The media has no audio track";
 inline constexpr const char* kContentTypeMissing = "Content-Type response header missing";
 inline constexpr const char* kUnknownUpload =
     "Failed to fetch asset: the upload URI is unknown or has expired";
