@@ -321,9 +321,9 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
             if (!parser->is_done()) {
                 // A client that sent "Expect: 100-continue" waits for this before its body (curl
                 // does for bodies over 1 MB, for a second); one whose body is too large has had
-                // its 413 above instead.
+                // its 413 above instead. (An HTTP/1.0 client is never sent a 1xx.)
                 const auto expect = parser->get().find(bhttp::field::expect);
-                if (expect != parser->get().end() &&
+                if (parser->get().version() >= 11 && expect != parser->get().end() &&
                     beast::iequals(expect->value(), "100-continue")) {
                     bhttp::response<bhttp::empty_body> proceed{bhttp::status::continue_, 11};
                     std::tie(ec, bytes) = co_await bhttp::async_write(

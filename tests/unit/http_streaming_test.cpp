@@ -345,6 +345,12 @@ TEST_F(StreamingTest, OrdinaryRoutesAnswerExpectContinueBeforeReadingTheBody) {
     c.WriteRaw(PostHead("/echo", 2000, "Expect: 100-continue\r\n"));
     res = c.Read();
     EXPECT_EQ(res.result_int(), 413);
+    // An HTTP/1.0 client is never sent a 1xx: the first thing it reads is the final answer.
+    Client old(server_->Port());
+    old.WriteRaw("POST /echo HTTP/1.0\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\nabc");
+    res = old.Read();
+    EXPECT_EQ(res.result_int(), 200);
+    EXPECT_EQ(res.body(), "abc");
 }
 
 TEST_F(StreamingTest, ManyConcurrentStreamsEachGetTheirOwnBody) {
