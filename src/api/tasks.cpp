@@ -6,6 +6,8 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <cctype>
+
 namespace genhost::api {
 
 namespace asio = boost::asio;
@@ -34,7 +36,10 @@ asio::awaitable<http::Response> GetTask(App& app, http::Request& req, const auth
 
 asio::awaitable<http::Response> DeleteTask(App& app, http::Request& req,
                                            const auth::Principal& who) {
-    const std::string id = req.params["id"];
+    // PostgreSQL matches a uuid in any case, but the output store's folders are named in lower
+    // case: an id sent in capitals must not leave the deleted task's files behind.
+    std::string id = req.params["id"];
+    for (char& c : id) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const auto result = co_await app.tasks.Cancel(who.org_id, id, /*remove=*/true);
     using Kind = store::CancelResult::Kind;
     if (result.kind == Kind::kNotFound) {

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 
 #include <atomic>
+#include <cctype>
 #include <thread>
 #include <vector>
 
@@ -325,6 +326,24 @@ TEST_F(Basics, DeletingAFinishedTaskRemovesItAndItsOutputs) {
     EXPECT_EQ(c.Send("GET", "/v1/tasks/" + id, AuthHeaders()).status, 404);
     EXPECT_EQ(c.Send("GET", path).status, 404);
     EXPECT_EQ(c.Send("DELETE", "/v1/tasks/" + id, AuthHeaders()).status, 404);
+}
+
+TEST_F(Basics, AnIdInCapitalsNamesTheSameTaskAndItsFiles) {
+    auto c = Client();
+    const auto created = c.Send("POST", "/v1/text_to_image", AuthHeaders(), ImageRequest().dump());
+    const std::string id = created.Json()["id"];
+    ASSERT_EQ(WaitForStatus(c, id, {"SUCCEEDED"})["status"], "SUCCEEDED");
+    std::string upper = id;
+    for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    const auto task = c.Send("GET", "/v1/tasks/" + upper, AuthHeaders());
+    ASSERT_EQ(task.status, 200);
+    EXPECT_EQ(task.Json()["id"], id);
+    const std::string path = PathOf(task.Json()["output"][0]);
+    ASSERT_EQ(c.Send("GET", path).status, 200);
+    // Deleted by its id in capitals: the record and the output files both go.
+    EXPECT_EQ(c.Send("DELETE", "/v1/tasks/" + upper, AuthHeaders()).status, 204);
+    EXPECT_EQ(c.Send("GET", "/v1/tasks/" + id, AuthHeaders()).status, 404);
+    EXPECT_EQ(c.Send("GET", path).status, 404);
 }
 
 TEST_F(Basics, MalformedTaskIdsAre404) {
