@@ -2,11 +2,10 @@
 #include "handlers.hpp"
 
 #include "genhost/core/clock.hpp"
+#include "genhost/core/ids.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>
-
-#include <cctype>
 
 namespace genhost::api {
 
@@ -38,8 +37,7 @@ asio::awaitable<http::Response> DeleteTask(App& app, http::Request& req,
                                            const auth::Principal& who) {
     // PostgreSQL matches a uuid in any case, but the output store's folders are named in lower
     // case: an id sent in capitals must not leave the deleted task's files behind.
-    std::string id = req.params["id"];
-    for (char& c : id) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string id = LowerUuid(req.params["id"]);
     const auto result = co_await app.tasks.Cancel(who.org_id, id, /*remove=*/true);
     using Kind = store::CancelResult::Kind;
     if (result.kind == Kind::kNotFound) {

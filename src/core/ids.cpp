@@ -58,6 +58,12 @@ bool IsUuid(std::string_view s) {
     return true;
 }
 
+std::string LowerUuid(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
 bool IsUuidV4(std::string_view s) {
     if (!IsUuid(s) || s[14] != '4') return false;
     const char v = static_cast<char>(std::tolower(static_cast<unsigned char>(s[19])));

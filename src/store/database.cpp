@@ -142,9 +142,10 @@ bool IsConnectionError(const std::exception& e) {
 void Database::ThreadMain(int index) {
     std::unique_ptr<pqxx::connection> conn;
     ConnectBackoff backoff(*this);
+    const std::string name = std::to_string(index);  // for the log
 
     auto open = [&]() -> bool {
-        if (conn && conn->is_open() && !ClosedWhileIdle(conn->sock(), std::to_string(index))) {
+        if (conn && conn->is_open() && !ClosedWhileIdle(conn->sock(), name)) {
             return true;
         }
         conn.reset();

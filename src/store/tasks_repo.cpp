@@ -2,7 +2,6 @@
 
 #include "genhost/core/ids.hpp"
 
-#include <cctype>
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 
@@ -235,8 +234,7 @@ boost::asio::awaitable<std::optional<TaskRecord>> TaskRepo::Get(std::string org_
                                                                 std::string id) {
     // Postgres prints uuids in lower case; compare in that form.
     if (!IsUuid(id)) co_return std::nullopt;
-    for (auto& ch : id) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    GetKey key{std::move(org_id), std::move(id)};  // named: GCC 12 mishandles temporaries here
+    GetKey key{std::move(org_id), LowerUuid(id)};  // named: GCC 12 mishandles temporaries here
     co_return co_await get_batch_.Submit(std::move(key));
 }
 

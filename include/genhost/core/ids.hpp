@@ -20,6 +20,10 @@ std::string NewRequestId();
 // IsUuid reports whether `s` is a canonical UUID (8-4-4-4-12 hex digits, either case).
 bool IsUuid(std::string_view s);
 
+// LowerUuid returns `s` with its ASCII letters in lower case: the form PostgreSQL prints a uuid in,
+// and the form the output store names a task's folder by. A client may send either case.
+std::string LowerUuid(std::string_view s);
+
 // IsUuidV4 reports whether `s` is a canonical UUID whose version nibble is 4 and whose variant
 // is RFC 4122 (8, 9, a or b), the "uuid" format of SPEC.md.
 bool IsUuidV4(std::string_view s);
