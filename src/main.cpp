@@ -19,12 +19,14 @@
 #include "genhost/providers/builtin.hpp"
 #include "genhost/providers/http_provider.hpp"
 #include "genhost/providers/provider_config.hpp"
+#include "genhost/store/avatars_repo.hpp"
 #include "genhost/store/listener.hpp"
 #include "genhost/store/migrations.hpp"
 #include "genhost/store/orgs.hpp"
 #include "genhost/store/settings_repo.hpp"
 #include "genhost/store/tasks_repo.hpp"
 #include "genhost/store/uploads_repo.hpp"
+#include "genhost/tasks/avatar_processor.hpp"
 #include "genhost/tasks/moderation.hpp"
 #include "genhost/tasks/retention_sweeper.hpp"
 #include "genhost/tasks/upload_sweeper.hpp"
@@ -92,6 +94,7 @@ void PrepareStatements(genhost::store::Database& db) {
     genhost::store::TaskRepo::Prepare(db);
     genhost::store::SettingsRepo::Prepare(db);
     genhost::store::UploadRepo::Prepare(db);
+    genhost::store::AvatarRepo::Prepare(db);
 }
 
 int RequireDatabase(const Settings& s) {
@@ -279,10 +282,18 @@ int Serve(const Settings& settings) {
         s.database_url,
         {[&] { workers.Wake(); }, [&](const std::string& id) { workers.CancelLocal(id); },
          [&] { authenticator.Invalidate(); }});
+    // Custom avatars (docs/avatars.md): every node processes them, whatever its role.
+    genhost::store::AvatarRepo avatars(db);
+    genhost::tasks::AvatarProcessorOptions avatar_opts;
+    avatar_opts.owner = wopts.owner;
+    avatar_opts.scratch_root = wopts.scratch_root;
+    genhost::tasks::AvatarProcessor avatar_processor(avatar_opts, avatars, output_store, inputs);
+
     listener.Start();
     workers.Start();
     upload_sweeper.Start();
     retention_sweeper.Start();
+    avatar_processor.Start();
 
     boost::asio::thread_pool blocking(2);
     const std::string doc_url = s.doc_url.empty() ? PublicUrl(s) + "/docs/errors" : s.doc_url;
@@ -300,6 +311,7 @@ int Serve(const Settings& settings) {
                           64,
                           {},
                           nullptr,
+                          {},
                           {}};
     app.uploads.repo = &uploads;
     app.uploads.signer = &upload_signer;
@@ -307,6 +319,9 @@ int Serve(const Settings& settings) {
     app.uploads.max_bytes = s.upload_max_bytes;
     app.uploads.ttl_seconds = s.upload_ttl_seconds;
     app.inputs = &request_inputs;
+    app.avatars.repo = &avatars;
+    app.avatars.resolver = &inputs;
+    app.avatars.kick = [&avatar_processor] { avatar_processor.Kick(); };
     app.extra_gauges = [&] {
         return std::vector<genhost::http::Sample>{
             {"genhost_workers_running",
@@ -340,6 +355,7 @@ int Serve(const Settings& settings) {
     workers.Stop(drain);
     upload_sweeper.Stop();
     retention_sweeper.Stop();
+    avatar_processor.Stop();
     listener.Stop();
     blocking.join();
     db.Stop();

@@ -5,6 +5,8 @@
 #include "genhost/api/app.hpp"
 #include "genhost/http/message.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <nlohmann/json.hpp>
 
 #include <functional>
@@ -26,6 +28,19 @@ http::StreamingHandler PublicStreaming(App& app, http::StreamingHandler handler)
 // ParseJsonBody parses a request body as one JSON value, refusing nesting deeper than
 // `max_depth`, invalid UTF-8 and trailing garbage with a 400.
 Result<nlohmann::json> ParseJsonBody(std::string_view body, std::size_t max_depth);
+
+// OnBlocking runs `f` (file I/O) on the blocking pool and resumes on the caller's executor;
+// what `f` throws is rethrown here.
+template <class F>
+boost::asio::awaitable<void> OnBlocking(App& app, F f) {
+    co_await boost::asio::co_spawn(
+        app.blocking,
+        [&f]() -> boost::asio::awaitable<void> {
+            f();
+            co_return;
+        },
+        boost::asio::use_awaitable);
+}
 
 // CreditsJson renders a credit amount: an integer when whole, else a number.
 nlohmann::json CreditsJson(double credits);

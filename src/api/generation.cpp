@@ -3,6 +3,7 @@
 #include "handlers.hpp"
 
 #include "genhost/assets/resolver.hpp"
+#include "genhost/core/crypto.hpp"
 #include "genhost/core/ids.hpp"
 
 namespace genhost::api {
@@ -25,6 +26,36 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
     if (info == nullptr) {
         // The schema knows a model the catalog does not: a data error of this server.
         throw std::logic_error("model " + model + " is in schemas/ but not in the catalog");
+    }
+    if (endpoint == "avatar_videos" && input.at("avatar").value("type", "") == "custom") {
+        // A custom avatar must be READY and this organization's; its processed picture and voice
+        // go into the stored input, so the task keeps them whatever happens to the avatar later
+        // (docs/avatars.md).
+        const std::string avatar_id = input.at("avatar").value("avatarId", "");
+        const std::vector<std::string> path = {"avatar", "avatarId"};
+        if (app.avatars.repo == nullptr) {
+            co_return http::Response::Error(
+                ApiError::InvalidRequest("Invalid request body",
+                                         {{"custom", path, "Avatar not found"}}),
+                app.doc_url);
+        }
+        const auto found = co_await app.avatars.repo->Portrait(who.org_id, avatar_id);
+        std::string problem;
+        if (!found.found) {
+            problem = "Avatar not found";
+        } else if (found.status != "READY") {
+            problem = "The avatar is " + found.status + "; only a READY avatar can be used";
+        } else if (found.portrait.empty()) {
+            throw std::logic_error("READY avatar " + avatar_id + " has no portrait");
+        }
+        if (!problem.empty()) {
+            co_return http::Response::Error(
+                ApiError::InvalidRequest("Invalid request body", {{"custom", path, problem}}),
+                app.doc_url);
+        }
+        auto& avatar = input["avatar"];
+        avatar["portrait"] = "data:image/jpeg;base64," + Base64Encode(found.portrait);
+        avatar["voice"] = nlohmann::json::parse(found.voice_json);
     }
     const std::string id = NewUuid();
 

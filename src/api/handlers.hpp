@@ -34,6 +34,18 @@ boost::asio::awaitable<http::Response> ReceiveUpload(App& app, http::Request& re
 // form's other parts and the multipart framing.
 std::size_t UploadRouteBodyLimit(const App& app);
 
+// avatars.cpp: custom avatars (docs/avatars.md).
+boost::asio::awaitable<http::Response> CreateAvatar(App& app, http::Request& req,
+                                                    const auth::Principal& who);
+boost::asio::awaitable<http::Response> ListAvatars(App& app, http::Request& req,
+                                                   const auth::Principal& who);
+boost::asio::awaitable<http::Response> GetAvatar(App& app, http::Request& req,
+                                                 const auth::Principal& who);
+boost::asio::awaitable<http::Response> UpdateAvatar(App& app, http::Request& req,
+                                                    const auth::Principal& who);
+boost::asio::awaitable<http::Response> DeleteAvatar(App& app, http::Request& req,
+                                                    const auth::Principal& who);
+
 // openapi.cpp: GET /v1/openapi.json, the OpenAPI 3.1 document (include/genhost/api/openapi.hpp).
 boost::asio::awaitable<http::Response> OpenApiDocument(App& app, http::Request& req);
 

@@ -33,6 +33,15 @@ void RegisterRoutes(http::Router& router, App& app) {
         router.Add("POST", "/v1/uploads", authed(CreateUpload));
     }
 
+    // /v1/avatars: custom avatars.
+    if (app.avatars.repo != nullptr) {
+        router.Add("GET", "/v1/avatars", authed(ListAvatars));
+        router.Add("POST", "/v1/avatars", authed(CreateAvatar));
+        router.Add("GET", "/v1/avatars/{id}", authed(GetAvatar));
+        router.Add("PATCH", "/v1/avatars/{id}", authed(UpdateAvatar));
+        router.Add("DELETE", "/v1/avatars/{id}", authed(DeleteAvatar));
+    }
+
     // GET /v1/tasks/{id}
     router.Add("GET", "/v1/tasks/{id}", authed(GetTask));
     // DELETE /v1/tasks/{id}

@@ -93,18 +93,6 @@ std::string Storable(std::string_view s) {
     return out;
 }
 
-// OnBlocking runs `f` (file I/O) on the blocking pool and resumes on the caller's executor.
-template <class F>
-asio::awaitable<void> OnBlocking(App& app, F f) {
-    co_await asio::co_spawn(
-        app.blocking,
-        [&f]() -> asio::awaitable<void> {
-            f();
-            co_return;
-        },
-        asio::use_awaitable);
-}
-
 // Authorise checks the policy the form's fields carry for upload `id`.
 Result<outputs::UploadPolicy> Authorise(const App& app, const std::string& id,
                                         const std::map<std::string, std::string>& fields) {

@@ -1,6 +1,7 @@
 // RenderImage: a Scene painted into an RGB24 frame and encoded with libavcodec's PNG encoder, or
 // converted to full-range 4:2:0 by libswscale and encoded with the MJPEG encoder.
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@ extern "C" {
 #include "av_handles.hpp"
 #include "decode.hpp"
 #include "genhost/media/image.hpp"
+#include "genhost/media/video.hpp"
 #include "memory_io.hpp"
 #include "scene.hpp"
 
@@ -233,6 +235,21 @@ std::string RenderImage(const ImageSpec& spec) {
         case ImageFormat::kPng:
             break;
     }
+    return EncodePng(rgb.get());
+}
+
+std::string EncodePicture(const RgbImage& image, ImageFormat format) {
+    if (image.width < 1 || image.width > kMaxDimension || image.height < 1 ||
+        image.height > kMaxDimension) {
+        throw MediaError("image size " + std::to_string(image.width) + "x" +
+                         std::to_string(image.height) + " is outside 1..8000 per side");
+    }
+    FramePtr rgb = MakeVideoFrame(AV_PIX_FMT_RGB24, image.width, image.height);
+    const std::size_t row_bytes = std::size_t(3) * image.width;
+    for (int y = 0; y < image.height; ++y) {
+        std::memcpy(rgb->data[0] + std::ptrdiff_t{rgb->linesize[0]} * y, image.Row(y), row_bytes);
+    }
+    if (format == ImageFormat::kJpeg) return EncodeJpeg(std::move(rgb));
     return EncodePng(rgb.get());
 }
 

@@ -280,10 +280,55 @@ Portrait RenderPortrait(std::string_view id, int width, int height) {
     return p;
 }
 
+Portrait PortraitFromPicture(const media::RgbImage& picture, int width, int height) {
+    Portrait p;
+    p.photo = true;
+    p.base = media::RgbImage(width, height);
+    media::Letterbox(picture, p.base);
+    // Where Letterbox put the picture: scaled to fit, centred.
+    const double scale = std::min(static_cast<double>(width) / picture.width,
+                                  static_cast<double>(height) / picture.height);
+    const double w = picture.width * scale;
+    const double h = picture.height * scale;
+    const double x0 = (width - w) / 2;
+    const double y0 = (height - h) / 2;
+    PortraitLayout& l = p.layout;
+    l.head_x = x0 + w / 2;
+    l.head_y = y0 + h * 0.45;
+    l.head_ry = h * 0.3;
+    l.head_rx = l.head_ry * 0.78;
+    l.mouth_x = l.head_x;
+    l.mouth_y = y0 + h * 0.66;
+    l.mouth_half_width = std::max(4.0, w * 0.055);
+    l.mouth_max_open = std::max(3.0, h * 0.04);
+    // Lips: the mean colour around the mouth, darkened and reddened.
+    double sum[3] = {0, 0, 0};
+    int n = 0;
+    const int cx = static_cast<int>(l.mouth_x);
+    const int cy = static_cast<int>(l.mouth_y);
+    const int rx = static_cast<int>(l.mouth_half_width);
+    const int ry = std::max(1, rx / 3);
+    for (int y = std::max(0, cy - ry); y <= std::min(height - 1, cy + ry); ++y) {
+        const std::uint8_t* row = p.base.Row(y);
+        for (int x = std::max(0, cx - rx); x <= std::min(width - 1, cx + rx); ++x, ++n) {
+            for (int c = 0; c < 3; ++c) sum[c] += row[std::size_t(3) * x + c];
+        }
+    }
+    const Rgb mean =
+        n > 0 ? Rgb{static_cast<std::uint8_t>(sum[0] / n), static_cast<std::uint8_t>(sum[1] / n),
+                    static_cast<std::uint8_t>(sum[2] / n)}
+              : Rgb{180, 120, 110};
+    for (int c = 0; c < 3; ++c) p.skin[c] = mean[c];
+    const Rgb lips =
+        Scale(Rgb{static_cast<std::uint8_t>(std::min(255, mean[0] + 30)), mean[1], mean[2]}, 0.7);
+    for (int c = 0; c < 3; ++c) p.lips[c] = lips[c];
+    return p;
+}
+
 void DrawFrame(const Portrait& portrait, double openness, bool blink, media::RgbImage& frame) {
     frame = portrait.base;
     if (openness >= 0.02) DrawMouth(frame, portrait, openness);
-    if (blink) {
+    if (blink && !portrait.photo) {
         const Rgb skin{portrait.skin[0], portrait.skin[1], portrait.skin[2]};
         DrawEyes(frame, portrait.layout, skin, {0, 0, 0}, portrait.cat, true);
     }

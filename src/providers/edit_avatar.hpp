@@ -32,11 +32,18 @@ struct Portrait {
     std::uint8_t skin[3] = {0, 0, 0};
     std::uint8_t lips[3] = {0, 0, 0};
     bool cat = false;
+    bool photo = false;  // a custom avatar's picture: no eyes are drawn over it
 };
 
 // RenderPortrait paints the portrait of avatar `id` (a preset id or a custom avatar id) at
 // width x height; the same id always gives the same picture.
 Portrait RenderPortrait(std::string_view id, int width, int height);
+
+// PortraitFromPicture makes the portrait of a custom avatar from its processed picture: the
+// picture fitted into width x height (Letterbox), the mouth assumed where a centred
+// head-and-shoulders picture has it (half way across, two thirds down; faces are not detected),
+// its lip colour sampled there.
+Portrait PortraitFromPicture(const media::RgbImage& picture, int width, int height);
 
 // DrawFrame sets `frame` to the portrait with the mouth open by `openness` (0 closed .. 1 wide)
 // and the eyes closed when `blink`.

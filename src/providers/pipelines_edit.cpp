@@ -455,10 +455,17 @@ std::vector<Output> AvatarVideos(const PipelineEnv& env, TaskContext& ctx) {
     constexpr int kFps = 24;
     const auto& input = ctx.input();
     const auto& avatar = input.at("avatar");
-    const std::string avatar_id = avatar.value("type", "") == "custom"
-                                      ? avatar.value("avatarId", "custom")
-                                      : avatar.value("presetId", "influencer");
+    const bool custom = avatar.value("type", "") == "custom";
+    const std::string avatar_id =
+        custom ? avatar.value("avatarId", "custom") : avatar.value("presetId", "influencer");
     const auto& speech = input.at("speech");
+    // A custom avatar's processed picture and voice, copied into the input when the task was
+    // created (src/api/generation.cpp); a task stored without them gets the procedural portrait.
+    std::optional<RgbImage> picture;
+    if (custom && avatar.contains("portrait")) {
+        const std::string path = ctx.Input(avatar.value("portrait", ""), MediaKind::kImage);
+        picture = edit::LoadImage(path, "avatar", 2048, 2048);
+    }
 
     media::AudioBuffer audio;
     if (speech.value("type", "") == "audio") {
@@ -478,6 +485,11 @@ std::vector<Output> AvatarVideos(const PipelineEnv& env, TaskContext& ctx) {
         }
     } else {
         std::string voice_id = edit::DefaultAvatarVoice(avatar_id);
+        if (custom && avatar.contains("voice") && avatar.at("voice").is_object()) {
+            const auto& own = avatar.at("voice");
+            voice_id = own.value("type", "") == "custom" ? own.value("id", voice_id)
+                                                         : own.value("presetId", voice_id);
+        }
         if (speech.contains("voice")) {
             const auto& voice = speech.at("voice");
             voice_id = voice.value("type", "") == "custom" ? voice.value("id", voice_id)
@@ -498,7 +510,8 @@ std::vector<Output> AvatarVideos(const PipelineEnv& env, TaskContext& ctx) {
 
     const int frames = std::max(1, static_cast<int>(std::ceil(audio.seconds() * kFps - 1e-9)));
     const std::vector<double> openness = edit::MouthOpenness(audio, kFps, frames);
-    const edit::Portrait portrait = edit::RenderPortrait(avatar_id, kWidth, kHeight);
+    const edit::Portrait portrait = picture ? edit::PortraitFromPicture(*picture, kWidth, kHeight)
+                                            : edit::RenderPortrait(avatar_id, kWidth, kHeight);
     const std::uint64_t seed = SeedFor(ctx) ^ edit::HashString(avatar_id);
 
     media::VideoSpec spec;

@@ -24,6 +24,14 @@ void Periodic::Stop() {
     if (thread_.joinable()) thread_.join();
 }
 
+void Periodic::Kick() {
+    {
+        std::lock_guard lock(mu_);
+        kicked_ = true;
+    }
+    cv_.notify_all();
+}
+
 void Periodic::Main() {
     for (;;) {
         try {
@@ -34,7 +42,8 @@ void Periodic::Main() {
             spdlog::warn("{} failed: {}", name_, e.what());
         }
         std::unique_lock lock(mu_);
-        if (cv_.wait_for(lock, interval_, [this] { return stop_; })) return;
+        if (cv_.wait_for(lock, interval_, [this] { return stop_ || kicked_; }) && stop_) return;
+        kicked_ = false;
     }
 }
 

@@ -8,6 +8,9 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -537,6 +540,42 @@ TEST(EditHelpers, PortraitsAreDeterministicAndDistinct) {
     media::RgbImage open;
     edit::DrawFrame(a, 1.0, false, open);
     EXPECT_NE(open.pixels, a.base.pixels);
+}
+
+TEST(EditHelpers, APictureBecomesAPortraitWhoseMouthAloneMoves) {
+    // A 400x600 picture: a flat grey frame with a skin-coloured box where the mouth goes.
+    media::RgbImage picture(400, 600);
+    for (int y = 0; y < 600; ++y) {
+        for (int x = 0; x < 400; ++x) {
+            const bool face = std::abs(x - 200) < 60 && std::abs(y - 396) < 30;
+            const std::uint8_t c[3] = {static_cast<std::uint8_t>(face ? 220 : 90),
+                                       static_cast<std::uint8_t>(face ? 170 : 90),
+                                       static_cast<std::uint8_t>(face ? 150 : 90)};
+            std::copy(c, c + 3, picture.Row(y) + 3 * x);
+        }
+    }
+    const auto portrait = edit::PortraitFromPicture(picture, 320, 180);
+    EXPECT_TRUE(portrait.photo);
+    // Fitted by height (600 -> 180): the mouth sits two thirds down the picture, centred.
+    EXPECT_NEAR(portrait.layout.mouth_x, 160, 1);
+    EXPECT_NEAR(portrait.layout.mouth_y, 180 * 0.66, 1);
+    EXPECT_GT(portrait.lips[0], portrait.lips[2]);  // sampled from the skin box, reddened
+    media::RgbImage closed;
+    edit::DrawFrame(portrait, 0.0, true, closed);  // no eyes are drawn over a picture
+    EXPECT_EQ(closed.pixels, portrait.base.pixels);
+    media::RgbImage open;
+    edit::DrawFrame(portrait, 1.0, false, open);
+    int changed_far = 0;
+    int changed_near = 0;
+    for (int y = 0; y < 180; ++y) {
+        for (int x = 0; x < 320; ++x) {
+            const bool differs = std::memcmp(open.Row(y) + 3 * x, portrait.base.Row(y) + 3 * x, 3);
+            const bool near = std::abs(x - 160) < 20 && std::abs(y - 119) < 15;
+            (near ? changed_near : changed_far) += differs ? 1 : 0;
+        }
+    }
+    EXPECT_GT(changed_near, 50);
+    EXPECT_EQ(changed_far, 0);
 }
 
 TEST(EditHelpers, MotionBlendFollowsAPan) {

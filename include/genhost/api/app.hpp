@@ -16,6 +16,7 @@
 #include "genhost/outputs/output_store.hpp"
 #include "genhost/outputs/upload_folder.hpp"
 #include "genhost/outputs/upload_policy.hpp"
+#include "genhost/store/avatars_repo.hpp"
 #include "genhost/store/database.hpp"
 #include "genhost/store/orgs.hpp"
 #include "genhost/store/tasks_repo.hpp"
@@ -31,6 +32,10 @@
 namespace genhost::assets {
 class RequestInputs;
 }  // namespace genhost::assets
+
+namespace genhost::providers {
+class InputResolver;
+}  // namespace genhost::providers
 
 namespace genhost::api {
 
@@ -67,6 +72,18 @@ struct App {
     // Ephemeral uploads: POST /v1/uploads and POST /uploads/{id} exist only when `repo`,
     // `signer` and `folder` are set.
     UploadsConfig uploads;
+
+    // AvatarsConfig is what the avatar routes need (src/api/avatars.cpp, docs/avatars.md).
+    struct AvatarsConfig {
+        store::AvatarRepo* repo = nullptr;
+        // Turns a stored input reference into its file (the reference image a request read).
+        const providers::InputResolver* resolver = nullptr;
+        // Wakes this node's avatar processor after a create or update.
+        std::function<void()> kick;
+    };
+    // Custom avatars: /v1/avatars exists, and avatar_videos accepts custom avatars, only when
+    // `repo` is set.
+    AvatarsConfig avatars;
 };
 
 // RegisterRoutes adds every route of genhost to `router`.

@@ -175,6 +175,10 @@ class VideoReader {
     std::unique_ptr<Impl> impl_;
 };
 
+// EncodePicture encodes `image` as a PNG or a JPEG file (the encoders and settings of
+// RenderImage: bit-exact, sRGB-tagged PNG; full-range 4:2:0 JPEG at about quality 90).
+std::string EncodePicture(const RgbImage& image, ImageFormat format);
+
 // LoadImageRgb decodes the first picture of an image (or video) file to RGB24, scaled down to
 // fit max_width x max_height (aspect kept); throws MediaError if it is not a decodable picture.
 RgbImage LoadImageRgb(const std::string& path, int max_width = 4096, int max_height = 4096);

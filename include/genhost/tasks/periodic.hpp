@@ -1,8 +1,9 @@
 // genhost/tasks/periodic.hpp
 //
 // Provides Periodic: a background job on its own thread that runs once at Start and then every
-// `interval` until Stop. A database outage is expected and skipped quietly (the next run tries
-// again); any other exception is logged with the job's name. The sweepers are built on it.
+// `interval` (or at once after Kick) until Stop. A database outage is expected and skipped quietly
+// (the next run tries again); any other exception is logged with the job's name. The sweepers are
+// built on it.
 #pragma once
 
 #include <chrono>
@@ -27,6 +28,10 @@ class Periodic {
     // Stop ends the thread after the run in progress; safe to call twice.
     void Stop();
 
+    // Kick makes the next run start now (or right after the one in progress) instead of at the
+    // end of the interval.
+    void Kick();
+
   private:
     void Main();
 
@@ -36,6 +41,7 @@ class Periodic {
     std::mutex mu_;
     std::condition_variable cv_;
     bool stop_ = false;
+    bool kicked_ = false;
     std::thread thread_;
 };
 

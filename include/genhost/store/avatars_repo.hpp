@@ -1,0 +1,163 @@
+// genhost/store/avatars_repo.hpp
+//
+// Provides AvatarRepo: the custom avatars of migrations/0005_avatars.sql. The API creates,
+// reads, lists, updates and deletes them (awaitable methods); any node's avatar processor claims
+// a PROCESSING avatar with a lease and completes or fails it (*Sync methods); avatar_videos reads
+// a READY avatar's portrait (Portrait). Every read and change is scoped to an organization: a
+// foreign id is not found. The reference image's bytes live in the output store
+// (`avatar-<id>/<source name>`); this repository keeps its name and the processed portrait.
+//
+// Errors: DatabaseUnavailable when the database is unreachable; std::runtime_error for
+// unexpected SQL failures. Ids that are not UUIDs are reported as not found, never sent to SQL.
+#pragma once
+
+#include "genhost/core/clock.hpp"
+#include "genhost/store/database.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace genhost::store {
+
+// AvatarRecord is an avatar as the API shows it.
+struct AvatarRecord {
+    std::string id;
+    std::string org_id;
+    std::string name;
+    std::string personality;
+    std::optional<std::string> start_script;
+    std::string voice_json;  // the request form: {"type":..., "presetId"|"id": ...}
+    std::vector<std::string> document_ids;
+    std::string image_processing;  // "optimize" or "none"
+    std::string status;            // PROCESSING, READY or FAILED
+    std::string failure_reason;    // FAILED only
+    bool has_previews = false;     // the output store holds reference.jpg and processed.jpg
+    int revision = 1;
+    SysTime created_at;
+    SysTime updated_at;
+};
+
+// NewAvatar is what POST /v1/avatars stores (PROCESSING).
+struct NewAvatar {
+    std::string id;
+    std::string org_id;
+    std::string name;
+    std::string personality;
+    std::optional<std::string> start_script;
+    std::string voice_json;
+    std::vector<std::string> document_ids;
+    std::string image_processing = "optimize";
+    // The stored reference image (its object name), or else a URL the processor has to fetch.
+    std::string source_name;
+    std::string source_uri;
+};
+
+// AvatarChange is what PATCH /v1/avatars/{id} changes; unset members stay as they are.
+struct AvatarChange {
+    std::optional<std::string> name;
+    std::optional<std::string> personality;
+    bool set_start_script = false;
+    std::optional<std::string> start_script;  // with set_start_script: nullopt clears it
+    std::optional<std::string> voice_json;
+    std::optional<std::vector<std::string>> document_ids;
+    std::optional<std::string> image_processing;
+    bool new_source = false;  // a new reference image: `source_name`, or `source_uri` to fetch
+    std::string source_name;
+    std::string source_uri;
+};
+
+// AvatarUpdate is the outcome of Update.
+struct AvatarUpdate {
+    enum class Kind { kUpdated, kNotFound, kConflict } kind = Kind::kNotFound;
+    AvatarRecord avatar;          // kUpdated: the avatar, PROCESSING again
+    std::string status;           // kConflict: the status that refused the change
+    std::string previous_source;  // kUpdated with a new source: the replaced object, if any
+};
+
+// AvatarPage is one page of List.
+struct AvatarPage {
+    std::vector<AvatarRecord> avatars;
+    bool more = false;  // another page follows the last avatar
+};
+
+// AvatarCursor is where a page starts: after the avatar created at `created_at` with `id`.
+struct AvatarCursor {
+    SysTime created_at;
+    std::string id;
+};
+
+// PortraitLookup is what avatar_videos needs of a custom avatar.
+struct PortraitLookup {
+    bool found = false;
+    std::string status;
+    std::string portrait;  // READY: the processed picture's bytes (JPEG)
+    std::string voice_json;
+};
+
+// AvatarClaim is a PROCESSING avatar a processor now holds the lease of.
+struct AvatarClaim {
+    std::string id;
+    std::string org_id;
+    int revision = 0;
+    std::string image_processing;
+    std::string source_name;  // the stored reference image, when `source_uri` is empty
+    std::string source_uri;   // a URL to fetch first
+};
+
+class AvatarRepo {
+  public:
+    explicit AvatarRepo(Database& db) : db_(db) {}
+
+    // Prepare registers this repository's statements with `db` (before db.Start()).
+    static void Prepare(Database& db);
+
+    // Create stores `avatar` PROCESSING (committed before it returns) and returns it.
+    boost::asio::awaitable<AvatarRecord> Create(NewAvatar avatar);
+
+    // Get returns avatar `id` of `org_id`, or nullopt.
+    boost::asio::awaitable<std::optional<AvatarRecord>> Get(std::string org_id, std::string id);
+    std::optional<AvatarRecord> GetSync(const std::string& org_id, const std::string& id);
+
+    // List returns up to `limit` avatars of `org_id`, newest first, after `after` if given.
+    boost::asio::awaitable<AvatarPage> List(std::string org_id, int limit,
+                                            std::optional<AvatarCursor> after);
+
+    // Update applies `change` to avatar `id` of `org_id` and makes it PROCESSING again (a new
+    // revision), unless it is unknown (kNotFound) or still PROCESSING (kConflict).
+    boost::asio::awaitable<AvatarUpdate> Update(std::string org_id, std::string id,
+                                                AvatarChange change);
+
+    // Delete removes avatar `id` of `org_id`; false if there was none.
+    boost::asio::awaitable<bool> Delete(std::string org_id, std::string id);
+
+    // Portrait returns the status, portrait and voice of avatar `id` of `org_id`.
+    boost::asio::awaitable<PortraitLookup> Portrait(std::string org_id, std::string id);
+
+    // ClaimSync takes the lease of the oldest PROCESSING avatar that nobody holds (or whose
+    // holder's lease expired) for `owner`; nullopt when there is none. Several nodes may claim
+    // at once: each avatar goes to one of them.
+    std::optional<AvatarClaim> ClaimSync(const std::string& owner, int lease_seconds);
+
+    // CompleteSync ends the claimed revision READY with `portrait`; FailSync ends it FAILED with
+    // `reason`. Both return false, changing nothing, when the avatar was deleted, updated or
+    // claimed by someone else meanwhile.
+    bool CompleteSync(const AvatarClaim& claim, const std::string& owner,
+                      const std::string& portrait);
+    bool FailSync(const AvatarClaim& claim, const std::string& owner, const std::string& reason);
+
+    // SourceStoredSync records that the claimed revision's source is now the output store's
+    // object `name`; false when the claim was lost meanwhile.
+    bool SourceStoredSync(const AvatarClaim& claim, const std::string& owner,
+                          const std::string& name);
+
+    // ExistsSync reports whether avatar `id` still exists (any organization).
+    bool ExistsSync(const std::string& id);
+
+  private:
+    Database& db_;
+};
+
+}  // namespace genhost::store

@@ -1,0 +1,421 @@
+// /v1/avatars: custom avatars (docs/avatars.md).
+//
+// POST validates the body (schemas/avatars.json), checks what it refers to (custom voices and
+// knowledge documents: none exist on this server yet, so any is unknown), reads and probes the
+// reference image as generation inputs are read (src/assets), keeps its bytes in the output store
+// (`avatar-<id>/source-<n>`) and stores the avatar PROCESSING; the avatar processor
+// (src/tasks/avatar_processor.cpp) then makes it READY or FAILED. PATCH does the same for the
+// fields it names and makes the avatar PROCESSING again; an avatar still PROCESSING cannot be
+// changed (409). GET lists (newest first, keyset cursor) or reads one; DELETE removes the avatar
+// and its pictures.
+#include "handlers.hpp"
+
+#include "genhost/assets/resolver.hpp"
+#include "genhost/core/crypto.hpp"
+#include "genhost/core/ids.hpp"
+#include "genhost/tasks/avatar_processor.hpp"
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <array>
+#include <charconv>
+#include <fstream>
+#include <iterator>
+
+namespace genhost::api {
+
+namespace asio = boost::asio;
+
+namespace {
+
+constexpr std::string_view kPresetVoiceType = "service-live-preset";
+constexpr int kDefaultPageSize = 50;
+constexpr int kMaxPageSize = 100;
+
+struct PresetVoice {
+    const char* id;
+    const char* name;
+    const char* description;
+};
+
+// The 30 avatar preset voices (common.json's avatarVoiceId) as the API describes them; each is
+// the espeak-ng voice of src/providers/edit_avatar.cpp, described by its accent, pitch and pace.
+constexpr std::array<PresetVoice, 30> kPresetVoices = {{
+    {"victoria", "Victoria", "British English female voice, medium pitch, steady pace"},
+    {"vincent", "Vincent", "British English male voice, low pitch, slow pace"},
+    {"clara", "Clara", "American English female voice, medium pitch, steady pace"},
+    {"drew", "Drew", "American English male voice, medium pitch, steady pace"},
+    {"skye", "Skye", "American English female voice, high pitch, quick pace"},
+    {"max", "Max", "American English male voice, medium pitch, quick pace"},
+    {"morgan", "Morgan", "American English female voice, medium pitch, steady pace"},
+    {"felix", "Felix", "British English male voice, medium pitch, steady pace"},
+    {"mia", "Mia", "American English female voice, high pitch, steady pace"},
+    {"marcus", "Marcus", "American English male voice, low pitch, slow pace"},
+    {"summer", "Summer", "American English female voice, high pitch, quick pace"},
+    {"ruby", "Ruby", "British English female voice, high pitch, steady pace"},
+    {"aurora", "Aurora", "British English female voice, high pitch, slow pace"},
+    {"jasper", "Jasper", "British English male voice, medium pitch, steady pace"},
+    {"leo", "Leo", "American English male voice, medium pitch, quick pace"},
+    {"adrian", "Adrian", "British English male voice, medium pitch, steady pace"},
+    {"nina", "Nina", "American English female voice, medium pitch, steady pace"},
+    {"emma", "Emma", "British English female voice, medium pitch, steady pace"},
+    {"blake", "Blake", "American English male voice, low pitch, steady pace"},
+    {"david", "David", "American English male voice, low pitch, steady pace"},
+    {"maya", "Maya", "American English female voice, medium pitch, steady pace"},
+    {"nathan", "Nathan", "American English male voice, medium pitch, steady pace"},
+    {"sam", "Sam", "American English male voice, medium pitch, steady pace"},
+    {"georgia", "Georgia", "British English female voice, medium pitch, slow pace"},
+    {"petra", "Petra", "British English female voice, medium pitch, steady pace"},
+    {"adam", "Adam", "American English male voice, low pitch, steady pace"},
+    {"zach", "Zach", "American English male voice, medium pitch, quick pace"},
+    {"violet", "Violet", "American English female voice, high pitch, steady pace"},
+    {"roman", "Roman", "British English male voice, low pitch, slow pace"},
+    {"luna", "Luna", "American English female voice, high pitch, steady pace"},
+}};
+
+// VoiceJson is the response form of a stored request voice (SPEC.md "Voice").
+nlohmann::json VoiceJson(const std::string& stored) {
+    const auto voice = nlohmann::json::parse(stored, nullptr, false);
+    if (voice.value("type", "") == "custom") {
+        // No custom voice exists on this server (no Voices API yet), so a stored one has gone.
+        return {{"type", "custom"}, {"id", voice.value("id", "")}, {"deleted", true}};
+    }
+    const std::string id = voice.value("presetId", "");
+    for (const auto& v : kPresetVoices) {
+        if (id == v.id) {
+            return {{"type", kPresetVoiceType},
+                    {"presetId", id},
+                    {"name", v.name},
+                    {"description", v.description}};
+        }
+    }
+    return {{"type", kPresetVoiceType}, {"presetId", id}, {"name", id}, {"description", ""}};
+}
+
+nlohmann::json AvatarJson(const App& app, const store::AvatarRecord& a) {
+    nlohmann::json out = {
+        {"id", a.id},
+        {"name", a.name},
+        {"personality", a.personality},
+        {"startScript", a.start_script ? nlohmann::json(*a.start_script) : nlohmann::json()},
+        {"voice", VoiceJson(a.voice_json)},
+        {"referenceImageUri", nullptr},
+        {"processedImageUri", nullptr},
+        {"documentIds", a.document_ids},
+        {"createdAt", FormatTimestamp(a.created_at)},
+        {"updatedAt", FormatTimestamp(a.updated_at)},
+        {"status", a.status},
+    };
+    if (a.has_previews) {
+        const std::string folder = tasks::AvatarFolder(a.id);
+        out["referenceImageUri"] =
+            app.signer.Url(folder, "reference.jpg", app.output_url_ttl_seconds);
+        out["processedImageUri"] =
+            app.signer.Url(folder, "processed.jpg", app.output_url_ttl_seconds);
+    }
+    if (a.status == "FAILED") out["failureReason"] = a.failure_reason;
+    return out;
+}
+
+// ReferenceIssues are the 400 issues of what the body refers to: a custom voice or a knowledge
+// document. This server has neither Voices nor Documents yet, so every id is unknown.
+std::vector<Issue> ReferenceIssues(const nlohmann::json& body) {
+    std::vector<Issue> issues;
+    if (body.contains("voice") && body.at("voice").value("type", "") == "custom") {
+        issues.push_back({"custom", {"voice", "id"}, "Voice not found"});
+    }
+    if (body.contains("documentIds")) {
+        const auto& ids = body.at("documentIds");
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            issues.push_back({"custom", {"documentIds", std::to_string(i)}, "Document not found"});
+        }
+    }
+    return issues;
+}
+
+// StoredSource is where a request's reference image went: an object of the avatar's folder in
+// the output store, or (offline fetching) the URL the processor fetches.
+struct StoredSource {
+    std::string name;
+    std::string uri;
+};
+
+// StoreSource reads and probes `media` as a generation input is read, then moves its bytes into
+// the output store. On bad input it returns the 400.
+asio::awaitable<Result<StoredSource>> StoreSource(App& app, const std::string& org_id,
+                                                  const std::string& avatar_id,
+                                                  const std::string& media) {
+    StoredSource out;
+    if (app.inputs == nullptr || app.avatars.resolver == nullptr) {
+        out.uri = media;  // no asset reader here: the processor reads it
+        co_return out;
+    }
+    // The inputs are read into a folder of their own (not the avatar's id: a concurrent request
+    // for the same avatar must not share it), removed again below.
+    const std::string scratch_id = NewUuid();
+    assets::PrepareRequest prepare;
+    prepare.task_id = scratch_id;
+    prepare.org_id = org_id;
+    prepare.input = {{"referenceImage", media}};
+    prepare.media.push_back({{"referenceImage"}, "/referenceImage", MediaKind::kImage});
+    assets::Prepared prepared = co_await app.inputs->Prepare(std::move(prepare));
+    if (!prepared.issues.empty()) {
+        co_return ApiError::InvalidRequest("Invalid asset", std::move(prepared.issues));
+    }
+    const std::string value = prepared.input.at("referenceImage").get<std::string>();
+    if (value.rfind(assets::kInputReferenceScheme, 0) != 0) {
+        out.uri = value;  // offline fetching: the processor fetches the URL
+        co_return out;
+    }
+    out.name = "source-" + NewUuid().substr(0, 8);
+    std::exception_ptr failure;
+    co_await OnBlocking(app, [&] {
+        try {
+            const std::string path = app.avatars.resolver->Resolve(value, MediaKind::kImage, {});
+            std::ifstream in(path, std::ios::binary);
+            const std::string bytes((std::istreambuf_iterator<char>(in)),
+                                    std::istreambuf_iterator<char>());
+            if (!in.good() && !in.eof()) throw std::runtime_error("cannot read " + path);
+            app.outputs.Put(tasks::AvatarFolder(avatar_id), out.name, bytes);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+    });
+    app.inputs->Discard(scratch_id);
+    if (failure) std::rethrow_exception(failure);
+    co_return out;
+}
+
+// kEverything names no object: RemoveObjects then removes the whole folder. (A named vector:
+// GCC 12 miscompiles braced temporaries in co_await arguments.)
+const std::vector<std::string> kEverything;
+
+// RemoveObjects deletes objects of an avatar's folder (or the whole folder with no names),
+// logging instead of failing: the answer no longer depends on it.
+asio::awaitable<void> RemoveObjects(App& app, const std::string& avatar_id,
+                                    std::vector<std::string> names) {
+    co_await OnBlocking(app, [&] {
+        try {
+            const std::string folder = tasks::AvatarFolder(avatar_id);
+            if (names.empty()) app.outputs.DeleteTask(folder);
+            for (const auto& name : names) app.outputs.DeleteObject(folder, name);
+        } catch (const std::exception& e) {
+            spdlog::warn("avatar {}: removing stored pictures failed: {}", avatar_id, e.what());
+        }
+    });
+}
+
+std::vector<std::string> Strings(const nlohmann::json& array) {
+    std::vector<std::string> out;
+    for (const auto& v : array) out.push_back(LowerUuid(v.get<std::string>()));
+    return out;
+}
+
+void Kick(App& app) {
+    if (app.avatars.kick) app.avatars.kick();
+}
+
+http::Response Invalid(const App& app, std::vector<Issue> issues) {
+    return http::Response::Error(ApiError::InvalidRequest("Invalid request", std::move(issues)),
+                                 app.doc_url);
+}
+
+// Cursors are opaque to clients: base64url of "<created_at in microseconds>.<id>".
+std::string EncodeCursor(const store::AvatarRecord& a) {
+    return Base64UrlEncode(std::to_string(a.created_at.time_since_epoch().count()) + "." + a.id);
+}
+
+std::optional<store::AvatarCursor> DecodeCursor(std::string_view text) {
+    std::string padded(text);
+    for (char& c : padded) {
+        if (c == '-') c = '+';
+        if (c == '_') c = '/';
+    }
+    while (padded.size() % 4 != 0) padded += '=';
+    const auto raw = Base64Decode(padded);
+    if (!raw) return std::nullopt;
+    const auto dot = raw->find('.');
+    if (dot == std::string::npos) return std::nullopt;
+    long long micros = 0;
+    const auto [end, ec] = std::from_chars(raw->data(), raw->data() + dot, micros);
+    if (ec != std::errc() || end != raw->data() + dot) return std::nullopt;
+    const std::string id = raw->substr(dot + 1);
+    if (!IsUuid(id)) return std::nullopt;
+    return store::AvatarCursor{SysTime{std::chrono::microseconds{micros}}, id};
+}
+
+http::Response NotFound(const App& app) {
+    return http::Response::Error(ApiError::NotFound("Avatar not found"), app.doc_url);
+}
+
+http::Response StillProcessing(const App& app) {
+    return http::Response::Error(
+        ApiError::Conflict("The avatar is still being processed; change it once it is READY or "
+                           "FAILED"),
+        app.doc_url);
+}
+
+}  // namespace
+
+asio::awaitable<http::Response> CreateAvatar(App& app, http::Request& req,
+                                             const auth::Principal& who) {
+    auto body = ParseJsonBody(req.body, app.max_json_depth);
+    if (!body) co_return http::Response::Error(body.error(), app.doc_url);
+    auto issues = app.schemas->Validate("avatars", *body);
+    if (!issues.empty()) {
+        co_return http::Response::Error(
+            ApiError::InvalidRequest("Invalid request body", std::move(issues)), app.doc_url);
+    }
+    const nlohmann::json input = app.schemas->ApplyDefaults("avatars", *body);
+    if (auto refs = ReferenceIssues(input); !refs.empty()) {
+        co_return Invalid(app, std::move(refs));
+    }
+    const std::string id = NewUuid();
+    auto source =
+        co_await StoreSource(app, who.org_id, id, input.at("referenceImage").get<std::string>());
+    if (!source) co_return http::Response::Error(source.error(), app.doc_url);
+
+    store::NewAvatar avatar;
+    avatar.id = id;
+    avatar.org_id = who.org_id;
+    avatar.name = input.at("name").get<std::string>();
+    avatar.personality = input.at("personality").get<std::string>();
+    if (input.contains("startScript")) avatar.start_script = input.at("startScript");
+    avatar.voice_json = input.at("voice").dump();
+    avatar.document_ids = Strings(input.value("documentIds", nlohmann::json::array()));
+    avatar.image_processing = input.value("imageProcessing", "optimize");
+    avatar.source_name = source->name;
+    avatar.source_uri = source->uri;
+    std::optional<store::AvatarRecord> created;
+    std::exception_ptr failure;
+    try {
+        created = co_await app.avatars.repo->Create(std::move(avatar));
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    if (failure) {
+        co_await RemoveObjects(app, id, kEverything);  // no avatar owns the stored source
+        std::rethrow_exception(failure);
+    }
+    Kick(app);
+    co_return http::Response::Json(200, AvatarJson(app, *created));
+}
+
+asio::awaitable<http::Response> GetAvatar(App& app, http::Request& req,
+                                          const auth::Principal& who) {
+    const auto avatar = co_await app.avatars.repo->Get(who.org_id, req.params["id"]);
+    if (!avatar) co_return NotFound(app);
+    co_return http::Response::Json(200, AvatarJson(app, *avatar));
+}
+
+asio::awaitable<http::Response> ListAvatars(App& app, http::Request& req,
+                                            const auth::Principal& who) {
+    std::vector<Issue> issues;
+    int limit = kDefaultPageSize;
+    if (const auto text = req.QueryParam("limit")) {
+        long long value = 0;
+        const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+        if (text->empty() || ec == std::errc::invalid_argument ||
+            end != text->data() + text->size()) {
+            issues.push_back({"invalid_type", {"limit"}, "Expected integer, received string"});
+        } else if (ec == std::errc::result_out_of_range || value > kMaxPageSize) {
+            issues.push_back({"too_big", {"limit"}, "Number must be less than or equal to 100"});
+        } else if (value < 1) {
+            issues.push_back({"too_small", {"limit"}, "Number must be greater than or equal to 1"});
+        } else {
+            limit = static_cast<int>(value);
+        }
+    }
+    std::optional<store::AvatarCursor> after;
+    if (const auto text = req.QueryParam("cursor"); text && !text->empty()) {
+        after = DecodeCursor(*text);
+        if (!after) issues.push_back({"invalid_string", {"cursor"}, "Invalid cursor"});
+    }
+    if (!issues.empty()) co_return Invalid(app, std::move(issues));
+    const auto page = co_await app.avatars.repo->List(who.org_id, limit, after);
+    nlohmann::json data = nlohmann::json::array();
+    for (const auto& a : page.avatars) data.push_back(AvatarJson(app, a));
+    nlohmann::json next = nullptr;
+    if (page.more && !page.avatars.empty()) next = EncodeCursor(page.avatars.back());
+    co_return http::Response::Json(200, {{"data", std::move(data)}, {"nextCursor", next}});
+}
+
+asio::awaitable<http::Response> UpdateAvatar(App& app, http::Request& req,
+                                             const auth::Principal& who) {
+    const std::string id = LowerUuid(req.params["id"]);
+    auto body = ParseJsonBody(req.body, app.max_json_depth);
+    if (!body) co_return http::Response::Error(body.error(), app.doc_url);
+    auto issues = app.schemas->Validate("avatars_update", *body);
+    if (!issues.empty()) {
+        co_return http::Response::Error(
+            ApiError::InvalidRequest("Invalid request body", std::move(issues)), app.doc_url);
+    }
+    const nlohmann::json& input = *body;
+    if (auto refs = ReferenceIssues(input); !refs.empty()) {
+        co_return Invalid(app, std::move(refs));
+    }
+    // Known and not PROCESSING, before any image is read (Update checks both again, atomically).
+    const auto current = co_await app.avatars.repo->Get(who.org_id, id);
+    if (!current) co_return NotFound(app);
+    if (current->status == "PROCESSING") co_return StillProcessing(app);
+
+    store::AvatarChange change;
+    if (input.contains("name")) change.name = input.at("name").get<std::string>();
+    if (input.contains("personality")) {
+        change.personality = input.at("personality").get<std::string>();
+    }
+    if (input.contains("startScript")) {
+        change.set_start_script = true;
+        if (!input.at("startScript").is_null()) {
+            change.start_script = input.at("startScript").get<std::string>();
+        }
+    }
+    if (input.contains("voice")) change.voice_json = input.at("voice").dump();
+    if (input.contains("documentIds")) change.document_ids = Strings(input.at("documentIds"));
+    if (input.contains("imageProcessing")) {
+        change.image_processing = input.at("imageProcessing").get<std::string>();
+    }
+    if (input.contains("referenceImage")) {
+        auto source = co_await StoreSource(app, who.org_id, id,
+                                           input.at("referenceImage").get<std::string>());
+        if (!source) co_return http::Response::Error(source.error(), app.doc_url);
+        change.new_source = true;
+        change.source_name = source->name;
+        change.source_uri = source->uri;
+    }
+    const std::string new_source = change.source_name;
+    store::AvatarUpdate updated;
+    std::exception_ptr failure;
+    try {
+        updated = co_await app.avatars.repo->Update(who.org_id, id, std::move(change));
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    if (failure || updated.kind != store::AvatarUpdate::Kind::kUpdated) {
+        if (!new_source.empty()) {
+            const std::vector<std::string> names = {new_source};
+            co_await RemoveObjects(app, id, names);
+        }
+        if (failure) std::rethrow_exception(failure);
+        if (updated.kind == store::AvatarUpdate::Kind::kNotFound) co_return NotFound(app);
+        co_return StillProcessing(app);
+    }
+    if (!updated.previous_source.empty() && updated.previous_source != new_source) {
+        const std::vector<std::string> names = {updated.previous_source};
+        co_await RemoveObjects(app, id, names);
+    }
+    Kick(app);
+    co_return http::Response::Json(200, AvatarJson(app, updated.avatar));
+}
+
+asio::awaitable<http::Response> DeleteAvatar(App& app, http::Request& req,
+                                             const auth::Principal& who) {
+    const std::string id = LowerUuid(req.params["id"]);
+    if (!co_await app.avatars.repo->Delete(who.org_id, id)) co_return NotFound(app);
+    co_await RemoveObjects(app, id, kEverything);
+    co_return http::Response::NoContent();
+}
+
+}  // namespace genhost::api
