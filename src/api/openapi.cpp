@@ -505,9 +505,10 @@ bool UsesDuration(const nlohmann::json& v) {
 
 const std::set<std::string>& CoreComponentNames() {
     static const std::set<std::string> names = {
-        "Error",      "ValidationError", "ValidationIssue", "EstimatedCost", "GenerationResponse",
-        "Task",       "TaskPending",     "TaskThrottled",   "TaskRunning",   "TaskSucceeded",
-        "TaskFailed", "TaskCancelled",   "HealthStatus"};
+        "Error",       "ValidationError", "ValidationIssue", "EstimatedCost", "GenerationResponse",
+        "Task",        "TaskPending",     "TaskThrottled",   "TaskRunning",   "TaskSucceeded",
+        "TaskFailed",  "TaskCancelled",   "HealthStatus",    "Avatar",        "AvatarProcessing",
+        "AvatarReady", "AvatarFailed",    "AvatarVoice",     "AvatarList"};
     return names;
 }
 
@@ -802,11 +803,101 @@ OJson CoreSchemas() {
     s["HealthStatus"] = {{"type", "object"},
                          {"properties", {{"status", {{"type", "string"}}}}},
                          {"required", {"status"}}};
+
+    // Custom avatars (docs/avatars.md).
+    s["AvatarVoice"] = {
+        {"type", "object"},
+        {"description",
+         "The avatar's voice: a preset `{type: service-live-preset, presetId, name, "
+         "description}`, or a custom voice `{type: custom, id, deleted}` (with `name` and "
+         "`description` while it exists)."},
+        {"properties",
+         {{"type", {{"type", "string"}, {"enum", {"service-live-preset", "custom"}}}},
+          {"presetId", {{"type", "string"}}},
+          {"id", {{"type", "string"}, {"format", "uuid"}}},
+          {"deleted", {{"type", "boolean"}}},
+          {"name", {{"type", "string"}}},
+          {"description", {{"type", OJson::array({"string", "null"})}}}}},
+        {"required", {"type"}}};
+    struct AvatarStatus {
+        const char* name;
+        const char* component;
+        const char* description;
+    };
+    const AvatarStatus avatar_statuses[] = {
+        {"PROCESSING", "AvatarProcessing",
+         "Its picture is being processed (after a create or an update)."},
+        {"READY", "AvatarReady", "Ready: avatar videos can use it."},
+        {"FAILED", "AvatarFailed", "Its picture could not be processed; `failureReason` says why."},
+    };
+    OJson avatar_one_of = OJson::array();
+    OJson avatar_mapping = OJson::object();
+    const OJson nullable_string = {{"type", OJson::array({"string", "null"})}};
+    for (const auto& st : avatar_statuses) {
+        OJson properties = {
+            {"id", {{"type", "string"}, {"format", "uuid"}}},
+            {"name", {{"type", "string"}}},
+            {"personality", {{"type", "string"}, {"description", "The system prompt."}}},
+            {"startScript", nullable_string},
+            {"voice", Ref("schemas", "AvatarVoice")},
+            {"referenceImageUri",
+             {{"type", OJson::array({"string", "null"})},
+              {"description",
+               "A signed, expiring URL of a low-resolution preview of the picture."}}},
+            {"processedImageUri",
+             {{"type", OJson::array({"string", "null"})},
+              {"description",
+               "A signed, expiring URL of a low-resolution preview of the portrait."}}},
+            {"documentIds",
+             {{"type", "array"}, {"items", {{"type", "string"}, {"format", "uuid"}}}}},
+            {"createdAt", {{"type", "string"}, {"format", "date-time"}}},
+            {"updatedAt", {{"type", "string"}, {"format", "date-time"}}},
+            {"status", {{"type", "string"}, {"const", st.name}}}};
+        OJson required = {"id",
+                          "name",
+                          "personality",
+                          "startScript",
+                          "voice",
+                          "referenceImageUri",
+                          "processedImageUri",
+                          "documentIds",
+                          "createdAt",
+                          "updatedAt",
+                          "status"};
+        if (std::string(st.name) == "FAILED") {
+            properties["failureReason"] = {
+                {"type", "string"},
+                {"description", "Why, for a person (not stable: do not match it in code)."}};
+            required.push_back("failureReason");
+        }
+        s[st.component] = {{"type", "object"},
+                           {"title", st.name},
+                           {"description", st.description},
+                           {"properties", std::move(properties)},
+                           {"required", std::move(required)}};
+        avatar_one_of.push_back(Ref("schemas", st.component));
+        avatar_mapping[st.name] = std::string(kSchemasPrefix) + st.component;
+    }
+    s["Avatar"] = {
+        {"description", "A custom avatar, shaped by its status."},
+        {"oneOf", std::move(avatar_one_of)},
+        {"discriminator", {{"propertyName", "status"}, {"mapping", std::move(avatar_mapping)}}}};
+    s["AvatarList"] = {
+        {"type", "object"},
+        {"description", "One page of avatars, newest first."},
+        {"properties",
+         {{"data", {{"type", "array"}, {"items", Ref("schemas", "Avatar")}}},
+          {"nextCursor",
+           {{"type", OJson::array({"string", "null"})},
+            {"description", "Pass as `cursor` for the next page; null on the last page."}}}}},
+        {"required", {"data", "nextCursor"}}};
     return s;
 }
 
 OJson CoreResponses() {
     OJson r = OJson::object();
+    r["Conflict"] = {{"description", "The resource cannot be changed in its current state."},
+                     {"content", JsonContent(Ref("schemas", "Error"))}};
     r["BadRequest"] = {{"description",
                         "Invalid request: the body does not match the model's schema, is not JSON, "
                         "or the X-Service-Version header is missing or wrong."},
@@ -867,6 +958,7 @@ const std::map<std::string, std::string>& TagDescriptions() {
         {"Tasks", "Poll, cancel and delete tasks."},
         {"Health", "Liveness and readiness probes (no API key)."},
         {"Contract", "This document (no API key)."},
+        {"Avatars", "Custom avatars: their picture, personality and voice (docs/avatars.md)."},
     };
     return d;
 }
@@ -964,9 +1056,16 @@ nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
     std::map<std::string, std::vector<std::pair<std::string, std::string>>> model_uses;
     std::map<std::string, std::vector<std::string>> request_models;
 
+    std::map<std::string, std::string> resource_requests;  // endpoint name -> component
     for (const std::size_t d : lib.endpoints()) {
         const validate::EndpointInfo& endpoint = *lib.docs()[d].endpoint;
-        if (endpoint.kind != "generation") continue;
+        if (endpoint.kind != "generation") {
+            // Resources whose paths are written below (uploads are not published yet).
+            if (endpoint.name == "avatars" || endpoint.name == "avatars_update") {
+                resource_requests[endpoint.name] = assembler.NameFor(Target{d, ""});
+            }
+            continue;
+        }
         const std::string request = assembler.NameFor(Target{d, ""});
         const auto branches = UnionBranches(lib, Target{d, ""});
         std::vector<std::string> models;
@@ -1048,6 +1147,104 @@ nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
         if (!prices.empty()) schema["x-genhost-price"] = std::move(prices);
     }
 
+    // Custom avatars (src/api/avatars.cpp).
+    if (resource_requests.count("avatars") > 0 && resource_requests.count("avatars_update") > 0) {
+        const OJson version = Ref("parameters", "ServiceVersion");
+        const auto body = [](const std::string& component) {
+            return OJson{
+                {"required", true},
+                {"content", JsonContent(OJson{{"$ref", std::string(kSchemasPrefix) + component}})}};
+        };
+        const auto one = [](const char* what) {
+            return OJson{{"description", what}, {"content", JsonContent(Ref("schemas", "Avatar"))}};
+        };
+        const OJson avatar_id = {{"name", "id"},
+                                 {"in", "path"},
+                                 {"required", true},
+                                 {"schema", {{"type", "string"}, {"format", "uuid"}}}};
+        paths["/v1/avatars"] = {
+            {"get",
+             {{"operationId", "listAvatars"},
+              {"summary", "List avatars"},
+              {"description", "The organization's custom avatars, newest first, a page at a time."},
+              {"tags", {"Avatars"}},
+              {"parameters",
+               {version,
+                {{"name", "limit"},
+                 {"in", "query"},
+                 {"schema",
+                  {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}, {"default", 50}}}},
+                {{"name", "cursor"},
+                 {"in", "query"},
+                 {"description", "`nextCursor` of the previous page."},
+                 {"schema", {{"type", "string"}}}}}},
+              {"responses",
+               {{"200",
+                 {{"description", "A page of avatars."},
+                  {"content", JsonContent(Ref("schemas", "AvatarList"))}}},
+                {"400", Ref("responses", "BadRequest")},
+                {"401", Ref("responses", "Unauthorized")},
+                {"503", Ref("responses", "Unavailable")}}}}},
+            {"post",
+             {{"operationId", "createAvatar"},
+              {"summary", "Create an avatar"},
+              {"description",
+               "Stores the avatar and processes its picture: it is returned PROCESSING and "
+               "becomes READY or FAILED."},
+              {"tags", {"Avatars"}},
+              {"parameters", {version}},
+              {"requestBody", body(resource_requests.at("avatars"))},
+              {"responses",
+               {{"200", one("The avatar, PROCESSING.")},
+                {"400", Ref("responses", "BadRequest")},
+                {"401", Ref("responses", "Unauthorized")},
+                {"413", Ref("responses", "PayloadTooLarge")},
+                {"503", Ref("responses", "Unavailable")}}}}}};
+        paths["/v1/avatars/{id}"] = {
+            {"parameters", {avatar_id}},
+            {"get",
+             {{"operationId", "getAvatar"},
+              {"summary", "Get an avatar"},
+              {"tags", {"Avatars"}},
+              {"parameters", {version}},
+              {"responses",
+               {{"200", one("The avatar.")},
+                {"400", Ref("responses", "BadRequest")},
+                {"401", Ref("responses", "Unauthorized")},
+                {"404", Ref("responses", "NotFound")},
+                {"503", Ref("responses", "Unavailable")}}}}},
+            {"patch",
+             {{"operationId", "updateAvatar"},
+              {"summary", "Update an avatar"},
+              {"description",
+               "Changes the fields given (at least one) and processes the avatar again: it is "
+               "returned PROCESSING. An avatar still PROCESSING cannot be changed (409)."},
+              {"tags", {"Avatars"}},
+              {"parameters", {version}},
+              {"requestBody", body(resource_requests.at("avatars_update"))},
+              {"responses",
+               {{"200", one("The avatar, PROCESSING.")},
+                {"400", Ref("responses", "BadRequest")},
+                {"401", Ref("responses", "Unauthorized")},
+                {"404", Ref("responses", "NotFound")},
+                {"409", Ref("responses", "Conflict")},
+                {"413", Ref("responses", "PayloadTooLarge")},
+                {"503", Ref("responses", "Unavailable")}}}}},
+            {"delete",
+             {{"operationId", "deleteAvatar"},
+              {"summary", "Delete an avatar"},
+              {"description", "Deletes the avatar and its pictures."},
+              {"tags", {"Avatars"}},
+              {"parameters", {version}},
+              {"responses",
+               {{"204", {{"description", "Deleted."}}},
+                {"400", Ref("responses", "BadRequest")},
+                {"401", Ref("responses", "Unauthorized")},
+                {"404", Ref("responses", "NotFound")},
+                {"503", Ref("responses", "Unavailable")}}}}}};
+        tags_used.insert("Avatars");
+    }
+
     // Tasks, health and this document.
     const OJson task_id = {{"name", "id"},
                            {"in", "path"},
@@ -1124,7 +1321,7 @@ nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
 
     OJson tags = OJson::array();
     for (const char* tag : {"Video generation", "Image generation", "Audio generation",
-                            "Generation", "Tasks", "Health", "Contract"}) {
+                            "Generation", "Avatars", "Tasks", "Health", "Contract"}) {
         if (tags_used.count(tag) > 0) {
             tags.push_back({{"name", tag}, {"description", TagDescriptions().at(tag)}});
         }

@@ -283,6 +283,40 @@ TEST(OpenApi, TaskIsAUnionByStatus) {
     }
 }
 
+TEST(OpenApi, AvatarsArePublishedWithTheirBodiesAndTheAvatarUnion) {
+    const auto& doc = S().doc;
+    const auto& list = doc["paths"]["/v1/avatars"];
+    const auto& one = doc["paths"]["/v1/avatars/{id}"];
+    for (const auto* op :
+         {&list["get"], &list["post"], &one["get"], &one["patch"], &one["delete"]}) {
+        EXPECT_EQ((*op)["tags"], OJson::array({"Avatars"}));
+    }
+    // The request bodies are the schema documents' (create: name, referenceImage, ... required;
+    // update: nothing required, the at-least-one rule carried along).
+    const auto& create =
+        Deref(doc, list["post"]["requestBody"]["content"]["application/json"]["schema"]);
+    std::set<std::string> required;
+    for (const auto& r : create["required"]) required.insert(r.get<std::string>());
+    EXPECT_EQ(required, (std::set<std::string>{"name", "referenceImage", "personality", "voice"}));
+    const auto& update =
+        Deref(doc, one["patch"]["requestBody"]["content"]["application/json"]["schema"]);
+    EXPECT_FALSE(update.contains("required"));
+    EXPECT_THAT(update.dump(), HasSubstr("at least one field"));
+    EXPECT_TRUE(one["patch"]["responses"].contains("409"));
+    EXPECT_TRUE(one["delete"]["responses"].contains("204"));
+    // Every answer is the Avatar union on status; a page holds Avatars and nextCursor.
+    const auto& avatar =
+        Deref(doc, one["get"]["responses"]["200"]["content"]["application/json"]["schema"]);
+    EXPECT_EQ(avatar["discriminator"]["propertyName"], "status");
+    EXPECT_EQ(avatar["discriminator"]["mapping"].size(), 3u);
+    const auto& failed = doc.at(OJson::json_pointer(
+        avatar["discriminator"]["mapping"]["FAILED"].get<std::string>().substr(1)));
+    EXPECT_THAT(failed["required"].dump(), HasSubstr("failureReason"));
+    const auto& page =
+        Deref(doc, list["get"]["responses"]["200"]["content"]["application/json"]["schema"]);
+    EXPECT_TRUE(page["properties"].contains("nextCursor"));
+}
+
 TEST(OpenApi, ModelDescriptionsCarryThePriceAndTheEstimateMarker) {
     const auto& doc = S().doc;
     int priced = 0;
