@@ -508,7 +508,7 @@ const std::set<std::string>& CoreComponentNames() {
         "Error",       "ValidationError", "ValidationIssue", "EstimatedCost", "GenerationResponse",
         "Task",        "TaskPending",     "TaskThrottled",   "TaskRunning",   "TaskSucceeded",
         "TaskFailed",  "TaskCancelled",   "HealthStatus",    "Avatar",        "AvatarProcessing",
-        "AvatarReady", "AvatarFailed",    "AvatarVoice",     "AvatarList"};
+        "AvatarReady", "AvatarFailed",    "AvatarVoice",     "AvatarList",    "Upload"};
     return names;
 }
 
@@ -891,6 +891,20 @@ OJson CoreSchemas() {
            {{"type", OJson::array({"string", "null"})},
             {"description", "Pass as `cursor` for the next page; null on the last page."}}}}},
         {"required", {"data", "nextCursor"}}};
+    s["Upload"] = {
+        {"type", "object"},
+        {"description",
+         "An ephemeral upload: `uri` (the same value as `runwayUri`, the key the official Node "
+         "client reads) is usable in any media field once the file is sent, for 24 hours. Send "
+         "the file as `multipart/form-data` to `uploadUrl` (no API key): every entry of "
+         "`fields` first, in order, then the file part named `file`."},
+        {"properties",
+         {{"uri", {{"type", "string"}}},
+          {"runwayUri", {{"type", "string"}}},
+          {"uploadUrl", {{"type", "string"}, {"format", "uri"}}},
+          {"fields", {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}}},
+          {"expiresAt", {{"type", "string"}, {"format", "date-time"}}}}},
+        {"required", {"uri", "runwayUri", "uploadUrl", "fields", "expiresAt"}}};
     return s;
 }
 
@@ -959,6 +973,7 @@ const std::map<std::string, std::string>& TagDescriptions() {
         {"Health", "Liveness and readiness probes (no API key)."},
         {"Contract", "This document (no API key)."},
         {"Avatars", "Custom avatars: their picture, personality and voice (docs/avatars.md)."},
+        {"Uploads", "Ephemeral uploads of media files, usable in any media field for 24 hours."},
     };
     return d;
 }
@@ -1060,8 +1075,9 @@ nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
     for (const std::size_t d : lib.endpoints()) {
         const validate::EndpointInfo& endpoint = *lib.docs()[d].endpoint;
         if (endpoint.kind != "generation") {
-            // Resources whose paths are written below (uploads are not published yet).
-            if (endpoint.name == "avatars" || endpoint.name == "avatars_update") {
+            // Resources whose paths are written below.
+            if (endpoint.name == "avatars" || endpoint.name == "avatars_update" ||
+                endpoint.name == "uploads") {
                 resource_requests[endpoint.name] = assembler.NameFor(Target{d, ""});
             }
             continue;
@@ -1245,6 +1261,31 @@ nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
         tags_used.insert("Avatars");
     }
 
+    // Ephemeral uploads (src/api/uploads.cpp, docs/uploads.md).
+    if (resource_requests.count("uploads") > 0) {
+        paths["/v1/uploads"] = {
+            {"post",
+             {{"operationId", "createUpload"},
+              {"summary", "Create an ephemeral upload"},
+              {"description",
+               "Answers an upload URI for media fields and a signed form for one multipart POST "
+               "of the file to `uploadUrl`."},
+              {"tags", {"Uploads"}},
+              {"parameters", {Ref("parameters", "ServiceVersion")}},
+              {"requestBody",
+               {{"required", true},
+                {"content", JsonContent(OJson{{"$ref", std::string(kSchemasPrefix) +
+                                                           resource_requests.at("uploads")}})}}},
+              {"responses",
+               {{"200",
+                 {{"description", "The upload URI and the form to send the file with."},
+                  {"content", JsonContent(Ref("schemas", "Upload"))}}},
+                {"400", Ref("responses", "BadRequest")},
+                {"401", Ref("responses", "Unauthorized")},
+                {"503", Ref("responses", "Unavailable")}}}}}};
+        tags_used.insert("Uploads");
+    }
+
     // Tasks, health and this document.
     const OJson task_id = {{"name", "id"},
                            {"in", "path"},
@@ -1321,7 +1362,7 @@ nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
 
     OJson tags = OJson::array();
     for (const char* tag : {"Video generation", "Image generation", "Audio generation",
-                            "Generation", "Avatars", "Tasks", "Health", "Contract"}) {
+                            "Generation", "Avatars", "Uploads", "Tasks", "Health", "Contract"}) {
         if (tags_used.count(tag) > 0) {
             tags.push_back({{"name", tag}, {"description", TagDescriptions().at(tag)}});
         }

@@ -317,6 +317,17 @@ TEST(OpenApi, AvatarsArePublishedWithTheirBodiesAndTheAvatarUnion) {
     EXPECT_TRUE(page["properties"].contains("nextCursor"));
 }
 
+TEST(OpenApi, UploadsArePublished) {
+    const auto& doc = S().doc;
+    const auto& op = doc["paths"]["/v1/uploads"]["post"];
+    const auto& request = Deref(doc, op["requestBody"]["content"]["application/json"]["schema"]);
+    EXPECT_TRUE(request["properties"].contains("filename"));
+    const auto& upload =
+        Deref(doc, op["responses"]["200"]["content"]["application/json"]["schema"]);
+    EXPECT_THAT(upload["required"].dump(), HasSubstr("runwayUri"));
+    EXPECT_THAT(upload["required"].dump(), HasSubstr("uploadUrl"));
+}
+
 TEST(OpenApi, ModelDescriptionsCarryThePriceAndTheEstimateMarker) {
     const auto& doc = S().doc;
     int priced = 0;
