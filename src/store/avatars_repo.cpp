@@ -128,7 +128,6 @@ AvatarRecord ReadAvatar(const pqxx::row& r) {
     return a;
 }
 
-std::string Ids(const std::vector<std::string>& ids) { return UuidArray(ids); }
 }  // namespace
 
 void AvatarRepo::Prepare(Database& db) {
@@ -153,8 +152,8 @@ boost::asio::awaitable<AvatarRecord> AvatarRepo::Create(NewAvatar avatar) {
         const auto r =
             w.exec_prepared(kInsert, avatar.id, avatar.org_id, avatar.name, avatar.personality,
                             avatar.start_script.has_value(), avatar.start_script.value_or(""),
-                            avatar.voice_json, Ids(avatar.document_ids), avatar.image_processing,
-                            avatar.source_name, avatar.source_uri);
+                            avatar.voice_json, UuidArray(avatar.document_ids),
+                            avatar.image_processing, avatar.source_name, avatar.source_uri);
         w.commit();
         out = ReadAvatar(r[0]);
     });
@@ -171,17 +170,6 @@ boost::asio::awaitable<std::optional<AvatarRecord>> AvatarRepo::Get(std::string 
         if (!r.empty()) out = ReadAvatar(r[0]);
     });
     co_return out;
-}
-
-std::optional<AvatarRecord> AvatarRepo::GetSync(const std::string& org_id, const std::string& id) {
-    std::optional<AvatarRecord> out;
-    if (!IsUuid(id) || !IsUuid(org_id)) return out;
-    db_.RunSync([&](pqxx::connection_base& c) {
-        pqxx::nontransaction n(c);
-        const auto r = n.exec_prepared(kGet, id, org_id);
-        if (!r.empty()) out = ReadAvatar(r[0]);
-    });
-    return out;
 }
 
 boost::asio::awaitable<AvatarPage> AvatarRepo::List(std::string org_id, int limit,
@@ -217,7 +205,7 @@ boost::asio::awaitable<AvatarUpdate> AvatarRepo::Update(std::string org_id, std:
             ch.personality.has_value(), ch.personality.value_or(""), ch.set_start_script,
             ch.start_script.has_value(), ch.start_script.value_or(""), ch.voice_json.has_value(),
             ch.voice_json.value_or("{}"), ch.document_ids.has_value(),
-            Ids(ch.document_ids.value_or(std::vector<std::string>{})),
+            UuidArray(ch.document_ids.value_or(std::vector<std::string>{})),
             ch.image_processing.has_value(), ch.image_processing.value_or("optimize"),
             ch.new_source, ch.source_name, ch.source_uri);
         if (!r.empty()) {

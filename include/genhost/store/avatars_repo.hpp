@@ -119,7 +119,6 @@ class AvatarRepo {
 
     // Get returns avatar `id` of `org_id`, or nullopt.
     boost::asio::awaitable<std::optional<AvatarRecord>> Get(std::string org_id, std::string id);
-    std::optional<AvatarRecord> GetSync(const std::string& org_id, const std::string& id);
 
     // List returns up to `limit` avatars of `org_id`, newest first, after `after` if given.
     boost::asio::awaitable<AvatarPage> List(std::string org_id, int limit,
