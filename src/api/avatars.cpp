@@ -228,13 +228,7 @@ std::string EncodeCursor(const store::AvatarRecord& a) {
 }
 
 std::optional<store::AvatarCursor> DecodeCursor(std::string_view text) {
-    std::string padded(text);
-    for (char& c : padded) {
-        if (c == '-') c = '+';
-        if (c == '_') c = '/';
-    }
-    while (padded.size() % 4 != 0) padded += '=';
-    const auto raw = Base64Decode(padded);
+    const auto raw = Base64UrlDecode(text);
     if (!raw) return std::nullopt;
     const auto dot = raw->find('.');
     if (dot == std::string::npos) return std::nullopt;

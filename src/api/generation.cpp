@@ -32,14 +32,10 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
         // go into the stored input, so the task keeps them whatever happens to the avatar later
         // (docs/avatars.md).
         const std::string avatar_id = input.at("avatar").value("avatarId", "");
-        const std::vector<std::string> path = {"avatar", "avatarId"};
-        if (app.avatars.repo == nullptr) {
-            co_return http::Response::Error(
-                ApiError::InvalidRequest("Invalid request body",
-                                         {{"custom", path, "Avatar not found"}}),
-                app.doc_url);
+        store::PortraitLookup found;
+        if (app.avatars.repo != nullptr) {
+            found = co_await app.avatars.repo->Portrait(who.org_id, avatar_id);
         }
-        const auto found = co_await app.avatars.repo->Portrait(who.org_id, avatar_id);
         std::string problem;
         if (!found.found) {
             problem = "Avatar not found";
@@ -49,9 +45,9 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
             throw std::logic_error("READY avatar " + avatar_id + " has no portrait");
         }
         if (!problem.empty()) {
+            std::vector<Issue> issues = {{"custom", {"avatar", "avatarId"}, problem}};
             co_return http::Response::Error(
-                ApiError::InvalidRequest("Invalid request body", {{"custom", path, problem}}),
-                app.doc_url);
+                ApiError::InvalidRequest("Invalid request body", std::move(issues)), app.doc_url);
         }
         auto& avatar = input["avatar"];
         avatar["portrait"] = "data:image/jpeg;base64," + Base64Encode(found.portrait);

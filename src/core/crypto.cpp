@@ -159,4 +159,15 @@ std::optional<std::string> Base64Decode(std::string_view in) {
     return out;
 }
 
+std::optional<std::string> Base64UrlDecode(std::string_view in) {
+    std::string standard;
+    standard.reserve(in.size() + 3);
+    for (const char c : in) {
+        if (c == '+' || c == '/' || c == '=') return std::nullopt;
+        standard += c == '-' ? '+' : c == '_' ? '/' : c;
+    }
+    while (standard.size() % 4 != 0) standard += '=';
+    return Base64Decode(standard);
+}
+
 }  // namespace genhost

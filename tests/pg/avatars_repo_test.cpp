@@ -87,6 +87,15 @@ class Avatars : public ::testing::Test {
         n.exec(sql);
     }
 
+    // Processor is node-a's avatar processor over this fixture's repository and output store;
+    // URLs left for later may only be data URIs here.
+    std::unique_ptr<tasks::AvatarProcessor> Processor() {
+        tasks::AvatarProcessorOptions options;
+        options.owner = "node-a";
+        options.scratch_root = dir_ + "/scratch";
+        return std::make_unique<tasks::AvatarProcessor>(options, *repo_, *outputs_, fetch_);
+    }
+
     std::string Picture(int w, int h) {
         media::ImageSpec spec;
         spec.width = w;
@@ -101,6 +110,7 @@ class Avatars : public ::testing::Test {
     std::unique_ptr<store::Database> pool_;
     std::unique_ptr<store::AvatarRepo> repo_;
     std::unique_ptr<outputs::LocalOutputStore> outputs_;
+    providers::DataUriResolver fetch_;
     std::string org_;
     std::string other_org_;
     std::string dir_;
@@ -222,12 +232,8 @@ TEST_F(Avatars, TheProcessorMakesPortraitsAndFailsWhatIsNotAPicture) {
     outputs_->Put(tasks::AvatarFolder(bad.id), "source-bad", "this is not a picture");
     const auto gone = Create("Gone", "", "source-missing");
 
-    providers::DataUriResolver fetch;
-    tasks::AvatarProcessorOptions options;
-    options.owner = "node-a";
-    options.scratch_root = dir_ + "/scratch";
-    tasks::AvatarProcessor processor(options, *repo_, *outputs_, fetch);
-    EXPECT_EQ(processor.ProcessAvailable(), 3);
+    auto processor = Processor();
+    EXPECT_EQ(processor->ProcessAvailable(), 3);
 
     const auto ready = Await(repo_->Portrait(org_, good.id));
     EXPECT_EQ(ready.status, "READY");
@@ -249,7 +255,7 @@ TEST_F(Avatars, TheProcessorMakesPortraitsAndFailsWhatIsNotAPicture) {
     const auto missing = Await(repo_->Get(org_, gone.id));
     EXPECT_EQ(missing->status, "FAILED");
     EXPECT_EQ(missing->failure_reason, "The reference image is no longer stored");
-    EXPECT_EQ(processor.ProcessAvailable(), 0);
+    EXPECT_EQ(processor->ProcessAvailable(), 0);
 }
 
 TEST_F(Avatars, ProcessingFetchesAUrlLeftForLaterAndKeepsItAsTheSource) {
@@ -264,12 +270,8 @@ TEST_F(Avatars, ProcessingFetchesAUrlLeftForLaterAndKeepsItAsTheSource) {
     a.source_uri = "data:image/png;base64," + Base64Encode(png);
     Await(repo_->Create(a));
 
-    providers::DataUriResolver fetch;
-    tasks::AvatarProcessorOptions options;
-    options.owner = "node-a";
-    options.scratch_root = dir_ + "/scratch";
-    tasks::AvatarProcessor processor(options, *repo_, *outputs_, fetch);
-    EXPECT_EQ(processor.ProcessAvailable(), 1);
+    auto processor = Processor();
+    EXPECT_EQ(processor->ProcessAvailable(), 1);
     const auto ready = Await(repo_->Portrait(org_, a.id));
     ASSERT_EQ(ready.status, "READY");
     const auto info = media::ProbeMedia(ready.portrait);

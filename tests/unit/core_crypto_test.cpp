@@ -181,6 +181,11 @@ TEST(Base64, UrlAlphabetDiffersOnlyIn62And63) {
     const std::string bytes("\xfb\xff\xbf", 3);
     EXPECT_EQ(Base64Encode(bytes), "+/+/");
     EXPECT_EQ(Base64UrlEncode(bytes), "-_-_");
+    EXPECT_EQ(Base64UrlDecode("-_-_"), bytes);
+    EXPECT_EQ(Base64UrlDecode("YQ"), std::string("a"));  // unpadded
+    EXPECT_EQ(Base64UrlDecode("+/+/"), std::nullopt);    // the standard alphabet
+    EXPECT_EQ(Base64UrlDecode("YQ=="), std::nullopt);    // padding
+    EXPECT_EQ(Base64UrlDecode("Y"), std::nullopt);
     EXPECT_EQ(Base64Decode("+/+/"), bytes);
 }
 

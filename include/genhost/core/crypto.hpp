@@ -42,4 +42,8 @@ std::string Base64UrlEncode(std::string_view data);
 // malformed input.
 std::optional<std::string> Base64Decode(std::string_view b64);
 
+// Base64UrlDecode strictly decodes the URL-safe alphabet without padding (what Base64UrlEncode
+// writes); nullopt on anything else.
+std::optional<std::string> Base64UrlDecode(std::string_view b64url);
+
 }  // namespace genhost
