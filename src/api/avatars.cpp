@@ -255,14 +255,9 @@ http::Response StillProcessing(const App& app) {
 
 asio::awaitable<http::Response> CreateAvatar(App& app, http::Request& req,
                                              const auth::Principal& who) {
-    auto body = ParseJsonBody(req.body, app.max_json_depth);
-    if (!body) co_return http::Response::Error(body.error(), app.doc_url);
-    auto issues = app.schemas->Validate("avatars", *body);
-    if (!issues.empty()) {
-        co_return http::Response::Error(
-            ApiError::InvalidRequest("Invalid request body", std::move(issues)), app.doc_url);
-    }
-    const nlohmann::json input = app.schemas->ApplyDefaults("avatars", *body);
+    auto checked = co_await CheckedBody(app, req.body, "avatars", /*defaults=*/true);
+    if (!checked) co_return http::Response::Error(checked.error(), app.doc_url);
+    const nlohmann::json input = std::move(*checked);
     if (auto refs = ReferenceIssues(input); !refs.empty()) {
         co_return Invalid(app, std::move(refs));
     }
@@ -339,14 +334,9 @@ asio::awaitable<http::Response> ListAvatars(App& app, http::Request& req,
 asio::awaitable<http::Response> UpdateAvatar(App& app, http::Request& req,
                                              const auth::Principal& who) {
     const std::string id = LowerUuid(req.params["id"]);
-    auto body = ParseJsonBody(req.body, app.max_json_depth);
-    if (!body) co_return http::Response::Error(body.error(), app.doc_url);
-    auto issues = app.schemas->Validate("avatars_update", *body);
-    if (!issues.empty()) {
-        co_return http::Response::Error(
-            ApiError::InvalidRequest("Invalid request body", std::move(issues)), app.doc_url);
-    }
-    const nlohmann::json& input = *body;
+    auto checked = co_await CheckedBody(app, req.body, "avatars_update", /*defaults=*/false);
+    if (!checked) co_return http::Response::Error(checked.error(), app.doc_url);
+    const nlohmann::json input = std::move(*checked);
     if (auto refs = ReferenceIssues(input); !refs.empty()) {
         co_return Invalid(app, std::move(refs));
     }

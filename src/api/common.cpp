@@ -4,6 +4,7 @@
 #include "genhost/validate/json_body.hpp"
 
 #include <cmath>
+#include <optional>
 
 namespace genhost::api {
 
@@ -80,6 +81,32 @@ http::Handler Authed(App& app, AuthedHandler handler) {
 
 Result<nlohmann::json> ParseJsonBody(std::string_view body, std::size_t max_depth) {
     return validate::ParseRequestJson(body, max_depth);
+}
+
+asio::awaitable<Result<nlohmann::json>> CheckedBody(App& app, std::string_view body,
+                                                    std::string schema, bool defaults) {
+    std::optional<Result<nlohmann::json>> out;
+    auto check = [&] {
+        auto parsed = ParseJsonBody(body, app.max_json_depth);
+        if (!parsed) {
+            out.emplace(boost::system::in_place_error, parsed.error());
+            return;
+        }
+        auto issues = app.schemas->Validate(schema, *parsed);
+        if (!issues.empty()) {
+            out.emplace(boost::system::in_place_error,
+                        ApiError::InvalidRequest("Invalid request body", std::move(issues)));
+            return;
+        }
+        out.emplace(boost::system::in_place_value,
+                    defaults ? app.schemas->ApplyDefaults(schema, *parsed) : std::move(*parsed));
+    };
+    if (body.size() > kParseOnPoolBytes) {
+        co_await OnBlocking(app, check);
+    } else {
+        check();
+    }
+    co_return std::move(*out);
 }
 
 nlohmann::json CreditsJson(double credits) {

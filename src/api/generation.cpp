@@ -12,15 +12,9 @@ namespace asio = boost::asio;
 
 asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& endpoint,
                                                  http::Request& req, const auth::Principal& who) {
-    auto body = ParseJsonBody(req.body, app.max_json_depth);
-    if (!body) co_return http::Response::Error(body.error(), app.doc_url);
-
-    auto issues = app.schemas->Validate(endpoint, *body);
-    if (!issues.empty()) {
-        co_return http::Response::Error(
-            ApiError::InvalidRequest("Invalid request body", std::move(issues)), app.doc_url);
-    }
-    nlohmann::json input = app.schemas->ApplyDefaults(endpoint, *body);
+    auto checked = co_await CheckedBody(app, req.body, endpoint, /*defaults=*/true);
+    if (!checked) co_return http::Response::Error(checked.error(), app.doc_url);
+    nlohmann::json input = std::move(*checked);
     const std::string model = input.at("model").get<std::string>();
     const auto* info = app.catalog->FindModel(model);
     if (info == nullptr) {

@@ -9,11 +9,12 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/strand.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <span>
@@ -172,12 +173,26 @@ asio::awaitable<void> Linger(beast::tcp_stream& stream) {
 
 }  // namespace
 
+namespace {
+
+// Contexts makes the I/O threads' io_contexts, each for one thread (concurrency hint 1: Asio
+// then skips the locking and wake-ups that sharing a context between threads needs).
+std::vector<std::unique_ptr<asio::io_context>> Contexts(int threads) {
+    std::vector<std::unique_ptr<asio::io_context>> contexts;
+    for (int i = 0; i < std::max(threads, 1); ++i) {
+        contexts.push_back(std::make_unique<asio::io_context>(1));
+    }
+    return contexts;
+}
+
+}  // namespace
+
 Server::Server(ServerOptions options, const Router& router, Metrics& metrics)
     : options_(std::move(options)),
       router_(router),
       metrics_(metrics),
-      io_(options_.io_threads),
-      acceptor_(asio::make_strand(io_)) {}
+      contexts_(Contexts(options_.io_threads)),
+      acceptor_(*contexts_.front()) {}
 
 Server::~Server() { Shutdown(std::chrono::milliseconds(0)); }
 
@@ -192,13 +207,15 @@ void Server::Listen() {
 }
 
 void Server::Start() {
-    // The accept loop and Shutdown's close both run on the acceptor's strand.
+    // The accept loop and Shutdown's close both run on the first context's thread.
     asio::co_spawn(acceptor_.get_executor(), AcceptLoop(), asio::detached);
-    for (int i = 0; i < options_.io_threads; ++i) {
-        threads_.emplace_back([this] {
+    for (auto& context : contexts_) {
+        threads_.emplace_back([this, &io = *context] {
+            // A context with no connection yet has no work; it runs until Shutdown stops it.
+            auto work = asio::make_work_guard(io);
             for (;;) {
                 try {
-                    io_.run();
+                    io.run();
                     return;
                 } catch (const std::exception& e) {
                     spdlog::error("I/O thread: unexpected exception: {}", e.what());
@@ -210,8 +227,10 @@ void Server::Start() {
 
 asio::awaitable<void> Server::AcceptLoop() {
     for (;;) {
-        auto [ec, socket] = co_await acceptor_.async_accept(asio::make_strand(io_),
-                                                            asio::as_tuple(asio::use_awaitable));
+        // Connections are dealt to the I/O threads in turn.
+        auto& io = *contexts_[next_context_++ % contexts_.size()];
+        auto [ec, socket] =
+            co_await acceptor_.async_accept(io, asio::as_tuple(asio::use_awaitable));
         if (stopping_) co_return;
         if (ec) {
             if (ec == asio::error::operation_aborted) co_return;
@@ -456,13 +475,14 @@ void Server::Shutdown(std::chrono::milliseconds timeout) {
         if (sessions_.load() == 0 || std::chrono::steady_clock::now() >= deadline) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    io_.stop();
+    for (auto& context : contexts_) context->stop();
     for (auto& t : threads_) {
         if (t.joinable()) t.join();
     }
     threads_.clear();
-    // The close posted above may not have run before io_.stop(); with the I/O threads gone the
-    // acceptor can be closed here, so the kernel stops queueing connections nobody will answer.
+    // The close posted above may not have run before the contexts stopped; with the I/O threads
+    // gone the acceptor can be closed here, so the kernel stops queueing connections nobody will
+    // answer.
     beast::error_code ignored;
     acceptor_.close(ignored);
 }

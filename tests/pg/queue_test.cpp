@@ -5,6 +5,7 @@
 #include "genhost/auth/auth.hpp"
 #include "genhost/core/ids.hpp"
 #include "genhost/outputs/output_store.hpp"
+#include "genhost/store/async_pg.hpp"
 #include "genhost/store/database.hpp"
 #include "genhost/store/migrations.hpp"
 #include "genhost/store/orgs.hpp"
@@ -21,6 +22,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <future>
+#include <mutex>
 #include <thread>
 
 namespace genhost::testing {
@@ -298,6 +300,46 @@ TEST_F(Queue, ConcurrentPollsSeeOnlyTheirOwnOrganizationsTasks) {
     for (auto& f : foreign) EXPECT_FALSE(f.get());
     for (auto& f : missing) EXPECT_FALSE(f.get());
     EXPECT_TRUE(upper_get.get());
+}
+
+TEST_F(Queue, BatchesWaitForTheBusyLaneUntilEnoughCallsWaitForASecond) {
+    // Two lanes, a second lane only once 3 calls wait. The seven calls are all submitted before
+    // any execution can finish: the first goes out alone, the next three wait and then take the
+    // idle lane together, the last three wait for a lane to finish.
+    std::mutex mu;
+    std::vector<std::size_t> sizes;
+    store::AsyncBatcher<int, int> batcher(
+        *pool_, "spill_test",
+        "SELECT x FROM unnest($1::int[]) WITH ORDINALITY AS t(x, i) ORDER BY i",
+        /*idempotent=*/true, /*max_batch=*/64, /*lanes=*/2, /*spill=*/3,
+        [&](const std::vector<int>& in) {
+            std::lock_guard lock(mu);
+            sizes.push_back(in.size());
+            std::string array = "{";
+            for (const int v : in) array += (array.size() > 1 ? "," : "") + std::to_string(v);
+            return std::vector<std::string>{array + "}"};
+        },
+        [](const store::PgResult& r, const std::vector<int>&) {
+            std::vector<int> out;
+            for (int row = 0; row < r.rows(); ++row)
+                out.push_back(static_cast<int>(r.Int64(row, 0)) * 10);
+            return out;
+        });
+    std::vector<std::future<int>> results;
+    for (int i = 1; i <= 7; ++i) {
+        results.push_back(asio::co_spawn(io_, batcher.Submit(i), asio::use_future));
+    }
+    io_.restart();
+    io_.run();
+    for (int i = 1; i <= 7; ++i) EXPECT_EQ(results[i - 1].get(), i * 10);
+    EXPECT_EQ(sizes, (std::vector<std::size_t>{1, 3, 3}));
+
+    // An idle batcher sends a call at once, alone.
+    auto one = asio::co_spawn(io_, batcher.Submit(8), asio::use_future);
+    io_.restart();
+    io_.run();
+    EXPECT_EQ(one.get(), 80);
+    EXPECT_EQ(sizes.back(), 1u);
 }
 
 TEST_F(Queue, ABatchFailsAsAWholeWithTheDatabaseError) {

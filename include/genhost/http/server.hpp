@@ -1,16 +1,19 @@
 // genhost/http/server.hpp
 //
-// Provides Server: the Boost.Beast HTTP/1.1 front end. One C++20 coroutine per connection on a
-// strand of a multi-threaded io_context; keep-alive; limits on header size, body size (413 when
+// Provides Server: the Boost.Beast HTTP/1.1 front end. One io_context per I/O thread, and
+// connections dealt to them in turn: a connection's coroutine and socket stay on its thread, with
+// no strand and no waking of another thread for its own I/O (docs/performance.md).
+// Keep-alive; limits on header size, body size (413 when
 // the announced or received body is larger, before reading it) and the time to read a request.
 // Streaming routes (Router::AddStreaming) get the header only and read their body through a
 // BodyReader, under their own body limit and with a read timeout per chunk.
 // Every response carries X-Request-Id (the client's, when it sent a sane one); every request is
 // counted in Metrics and written as one JSON access-log line.
 //
-// Handlers run on the I/O threads and must not block: they co_await the database and blocking
-// pools. An exception escaping a handler becomes a 500 whose body reveals nothing; the log line
-// carries the details and the request id.
+// Handlers run on the I/O threads and must not block, nor compute for long, since the other
+// connections of their thread wait meanwhile: they co_await the database and blocking pools. An
+// exception escaping a handler becomes a 500 whose body reveals nothing; the log line carries the
+// details and the request id.
 //
 // Shutdown(): stop accepting, close idle keep-alive connections, let in-flight requests finish
 // (their responses say Connection: close) up to a deadline, then stop the I/O threads.
@@ -69,8 +72,6 @@ class Server {
     // InFlight returns the number of requests being handled now.
     int InFlight() const { return in_flight_.load(); }
 
-    boost::asio::io_context& Io() { return io_; }
-
   private:
     struct Session;
     friend struct SessionAccess;
@@ -78,7 +79,9 @@ class Server {
     ServerOptions options_;
     const Router& router_;
     Metrics& metrics_;
-    boost::asio::io_context io_;
+    // One per I/O thread; the first also runs the accept loop.
+    std::vector<std::unique_ptr<boost::asio::io_context>> contexts_;
+    std::atomic<unsigned> next_context_{0};
     boost::asio::ip::tcp::acceptor acceptor_;
     unsigned short port_ = 0;
     std::vector<std::thread> threads_;

@@ -9,10 +9,12 @@
 //   Connecting (a blocking libpq call) and preparing run on a Database pool thread; everything
 //   after that is non-blocking and waits on the socket with Asio.
 // - AsyncBatcher<In, Out>: concurrent calls of one kind gathered into one execution of the
-//   statement (group commit), on a few such connections ("lanes"). A call goes out at once on
-//   an idle lane; while every lane is busy, calls wait, and the next lane to finish takes all
-//   of them (up to `max_batch`) into its next execution. An idle server sends batches of one,
-//   with no added wait.
+//   statement (group commit), on a few such connections ("lanes"). A call goes out at once when
+//   no lane is busy. While one is, calls wait, and the next lane to finish takes all of them (up
+//   to `max_batch`) into its next execution; only when `spill` calls are waiting does an idle
+//   lane take them at once. So under load the batches grow (a batch costs the database much less
+//   per call than a statement each: docs/performance.md), and an idle server sends batches of
+//   one, with no added wait.
 //
 // Errors: a lost or unreachable server arrives as DatabaseUnavailable (the HTTP layer's 503);
 // other SQL errors as std::runtime_error. Both fail every call of the batch.
@@ -114,8 +116,9 @@ class AsyncBatcher {
     using ReadFn = std::function<std::vector<Out>(const PgResult&, const std::vector<In>&)>;
 
     AsyncBatcher(Database& db, const std::string& name, const std::string& sql, bool idempotent,
-                 std::size_t max_batch, int lanes, ParamsFn params, ReadFn read)
+                 std::size_t max_batch, int lanes, std::size_t spill, ParamsFn params, ReadFn read)
         : max_batch_(max_batch == 0 ? 1 : max_batch),
+          spill_(spill == 0 ? 1 : spill),
           params_(std::move(params)),
           read_(std::move(read)) {
         for (int i = 0; i < (lanes < 1 ? 1 : lanes); ++i) {
@@ -138,13 +141,19 @@ class AsyncBatcher {
                 {
                     std::lock_guard lock(mu_);
                     waiting_.push_back(std::move(call));
+                    Lane* idle = nullptr;
+                    bool any_busy = false;
                     for (auto& l : lanes_) {
-                        if (!l->busy) {
-                            lane = l.get();
-                            lane->busy = true;
-                            batch = Take();
-                            break;
+                        if (l->busy) {
+                            any_busy = true;
+                        } else if (idle == nullptr) {
+                            idle = l.get();
                         }
+                    }
+                    if (idle != nullptr && (!any_busy || waiting_.size() >= spill_)) {
+                        lane = idle;
+                        lane->busy = true;
+                        batch = Take();
                     }
                 }
                 if (lane != nullptr) Start(*lane, std::move(batch), executor);
@@ -232,6 +241,7 @@ class AsyncBatcher {
     }
 
     const std::size_t max_batch_;
+    const std::size_t spill_;
     ParamsFn params_;
     ReadFn read_;
     std::vector<std::unique_ptr<Lane>> lanes_;
