@@ -29,7 +29,7 @@ measure() {
     -v hz="$(getconf CLK_TCK)" -v bad="$(grep -c "Non-2xx" "$work/wrk.txt" || true)" \
     'BEGIN { split(w, t, " "); n = r * d;
              printf "%-18s %8.0f req/s   server %5.1f us   wrk %5.1f us per request%s\n", name, r,
-                    s * 1e6 / hz / n, (t[1] + t[2]) * 1e6 / n, bad > 0 ? "   (NON-2xx answers)" : "" }'
+                    s * 1e6 / hz / n, (t[1] + t[2]) * 1e6 / n, (bad > 0 ? "   (NON-2xx answers)" : "") }'
 }
 
 mkdir -p "$work/nginx"
