@@ -171,12 +171,9 @@ asio::awaitable<void> Linger(beast::tcp_stream& stream) {
     }
 }
 
-}  // namespace
-
-namespace {
-
-// Contexts makes the I/O threads' io_contexts, each for one thread (concurrency hint 1: Asio
-// then skips the locking and wake-ups that sharing a context between threads needs).
+// Contexts makes the I/O threads' io_contexts, one per thread (concurrency hint 1: what a
+// handler posts from its own thread goes to that thread's private queue, and there is never
+// another thread to wake for it).
 std::vector<std::unique_ptr<asio::io_context>> Contexts(int threads) {
     std::vector<std::unique_ptr<asio::io_context>> contexts;
     for (int i = 0; i < std::max(threads, 1); ++i) {

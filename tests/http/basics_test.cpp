@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cctype>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -139,6 +140,18 @@ TEST_F(Basics, BadBodiesAre400And413) {
 
     r = c.Send("POST", "/v1/text_to_image", AuthHeaders(), "[1,2,3]");
     EXPECT_EQ(r.status, 400);
+
+    // A body over 64 kB is parsed and validated on the blocking pool: the same 400, with every
+    // issue and its path.
+    r = c.Send("POST", "/v1/text_to_image", AuthHeaders(),
+               R"({"model": "gen4_image", "ratio": "nope", "padding": ")" +
+                   std::string(100000, 'x') + "\"}");
+    ASSERT_EQ(r.status, 400);
+    std::set<nlohmann::json> paths;
+    const auto large = r.Json();
+    for (const auto& issue : large["issues"]) paths.insert(issue["path"]);
+    EXPECT_EQ(paths,
+              (std::set<nlohmann::json>{nlohmann::json::array(), {"promptText"}, {"ratio"}}));
 
     // Over the 1 MiB limit this server was started with: refused from the headers alone.
     r = c.SendRaw("POST /v1/text_to_image HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
