@@ -79,15 +79,11 @@ http::Handler Authed(App& app, AuthedHandler handler) {
     };
 }
 
-Result<nlohmann::json> ParseJsonBody(std::string_view body, std::size_t max_depth) {
-    return validate::ParseRequestJson(body, max_depth);
-}
-
 asio::awaitable<Result<nlohmann::json>> CheckedBody(App& app, std::string_view body,
                                                     std::string schema, bool defaults) {
     std::optional<Result<nlohmann::json>> out;
     auto check = [&] {
-        auto parsed = ParseJsonBody(body, app.max_json_depth);
+        auto parsed = validate::ParseRequestJson(body, app.max_json_depth);
         if (!parsed) {
             out.emplace(boost::system::in_place_error, parsed.error());
             return;

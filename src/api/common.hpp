@@ -27,10 +27,6 @@ http::Handler Public(App& app, http::Handler handler);
 // PublicStreaming is Public for a streaming route (Router::AddStreaming).
 http::StreamingHandler PublicStreaming(App& app, http::StreamingHandler handler);
 
-// ParseJsonBody parses a request body as one JSON value, refusing nesting deeper than
-// `max_depth`, invalid UTF-8 and trailing garbage with a 400.
-Result<nlohmann::json> ParseJsonBody(std::string_view body, std::size_t max_depth);
-
 // OnBlocking runs `f` (file I/O) on the blocking pool and resumes on the caller's executor;
 // what `f` throws is rethrown here.
 template <class F>
@@ -44,7 +40,9 @@ boost::asio::awaitable<void> OnBlocking(App& app, F f) {
         boost::asio::use_awaitable);
 }
 
-// CheckedBody parses a request body and validates it against the schema `schema` (schemas/),
+// CheckedBody parses a request body as one JSON value (a 400 for nesting deeper than
+// app.max_json_depth, invalid UTF-8 or trailing garbage) and validates it against the schema
+// `schema` (schemas/),
 // with the schema's defaults applied when `defaults`: the request's input, or the 400 to answer.
 // A body over kParseOnPoolBytes (data URIs of up to 16 MB take tens of milliseconds) is handled
 // on the blocking pool, since the other connections of an I/O thread wait while it computes.

@@ -253,13 +253,8 @@ std::size_t UploadRouteBodyLimit(const App& app) {
 
 asio::awaitable<http::Response> CreateUpload(App& app, http::Request& req,
                                              const auth::Principal& who) {
-    auto body = ParseJsonBody(req.body, app.max_json_depth);
+    auto body = co_await CheckedBody(app, req.body, "uploads", /*defaults=*/false);
     if (!body) co_return http::Response::Error(body.error(), app.doc_url);
-    auto issues = app.schemas->Validate("uploads", *body);
-    if (!issues.empty()) {
-        co_return http::Response::Error(
-            ApiError::InvalidRequest("Invalid request body", std::move(issues)), app.doc_url);
-    }
     const auto& cfg = app.uploads;
     store::NewUpload upload;
     upload.id = NewUuid();

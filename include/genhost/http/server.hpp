@@ -81,7 +81,7 @@ class Server {
     Metrics& metrics_;
     // One per I/O thread; the first also runs the accept loop.
     std::vector<std::unique_ptr<boost::asio::io_context>> contexts_;
-    std::atomic<unsigned> next_context_{0};
+    unsigned next_context_ = 0;  // the accept loop's alone
     boost::asio::ip::tcp::acceptor acceptor_;
     unsigned short port_ = 0;
     std::vector<std::thread> threads_;
