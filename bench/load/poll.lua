@@ -18,13 +18,14 @@ request = function()
   return wrk.format("GET", "/v1/tasks/" .. id)
 end
 
-delay = function()
-  if rate > 0 then return 1000 / rate end
-  return 0
+-- Only when pacing: with a delay function, wrk sends every request from a timer, even at 0 ms
+-- (about a fifth more of wrk's CPU per request).
+if rate > 0 then
+  delay = function() return 1000 / rate end
 end
 
 done = function(summary, latency, requests)
-  io.write(string.format("non-200 responses: %d\n", summary.errors.status))
+  io.write(string.format("responses with status >= 400: %d\n", summary.errors.status))
   for _, p in ipairs({50, 90, 99, 99.9}) do
     io.write(string.format("latency p%s: %.2f ms\n", p, latency:percentile(p) / 1000))
   end
