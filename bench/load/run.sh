@@ -71,6 +71,8 @@ poll_rps=$(rps < "$work/poll.txt")
 cpu_report "$poll_rps"
 
 # Half of the full-load rate, paced per connection: the latency a service sees with headroom.
+# wrk takes the delay in whole milliseconds, so under 1 ms per request it does not pace at all:
+# compare the printed rate with half the full-load rate (docs/performance.md).
 half() { awk -v r="$1" -v c="$CONNS" 'BEGIN { printf "%.1f", r / 2 / c }'; }
 echo "== task creation at half load ($(half "$create_rps") req/s per connection)"
 RATE_PER_CONN=$(half "$create_rps") wrk -t2 -c"$CONNS" -d"${DURATION}s" -s "$here/create.lua" \
