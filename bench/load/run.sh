@@ -39,6 +39,8 @@ for _ in $(seq 100); do curl -sf http://127.0.0.1:18181/readyz >/dev/null && bre
 export GENHOST_API_KEY="$key"
 
 rps() { grep -oE "Requests/sec: +[0-9.]+" | awk '{print $2}'; }
+# summary: the lines of wrk's output that this script reports.
+summary() { grep -E "Requests/sec|status >= 400|latency p"; }
 # CPU per request (genhost; PostgreSQL's postmaster and backends) and statements per commit.
 postmaster=$(head -1 "$work/pg/data/postmaster.pid")
 ticks() { local t=0 p; for p in "$@"; do [ -r "/proc/$p/stat" ] && t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat"))); done; echo "$t"; }
@@ -57,7 +59,7 @@ cpu_report() {
 echo "== task creation at full load: wrk -t2 -c$CONNS -d${DURATION}s POST /v1/text_to_image"
 mark
 wrk -t2 -c"$CONNS" -d"${DURATION}s" -s "$here/create.lua" http://127.0.0.1:18181 | tee "$work/create.txt" \
-  | grep -E "Requests/sec|status >= 400|latency p"
+  | summary
 create_rps=$(rps < "$work/create.txt")
 cpu_report "$create_rps"
 
@@ -66,7 +68,7 @@ export IDS_FILE="$work/ids"
 echo "== task polling at full load: wrk -t2 -c$CONNS -d${DURATION}s GET /v1/tasks/{id}"
 mark
 wrk -t2 -c"$CONNS" -d"${DURATION}s" -s "$here/poll.lua" http://127.0.0.1:18181 | tee "$work/poll.txt" \
-  | grep -E "Requests/sec|status >= 400|latency p"
+  | summary
 poll_rps=$(rps < "$work/poll.txt")
 cpu_report "$poll_rps"
 
@@ -76,10 +78,10 @@ cpu_report "$poll_rps"
 half() { awk -v r="$1" -v c="$CONNS" 'BEGIN { printf "%.1f", r / 2 / c }'; }
 echo "== task creation at half load ($(half "$create_rps") req/s per connection)"
 RATE_PER_CONN=$(half "$create_rps") wrk -t2 -c"$CONNS" -d"${DURATION}s" -s "$here/create.lua" \
-  http://127.0.0.1:18181 | grep -E "Requests/sec|status >= 400|latency p"
+  http://127.0.0.1:18181 | summary
 echo "== task polling at half load ($(half "$poll_rps") req/s per connection)"
 RATE_PER_CONN=$(half "$poll_rps") wrk -t2 -c"$CONNS" -d"${DURATION}s" -s "$here/poll.lua" \
-  http://127.0.0.1:18181 | grep -E "Requests/sec|status >= 400|latency p"
+  http://127.0.0.1:18181 | summary
 
 echo "== server memory after 100,000 tasks"
 while [ "$(psql_ -c 'SELECT count(*) FROM tasks')" -lt 100000 ]; do
