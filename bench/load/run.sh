@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # bench/load/run.sh: task creation and task polling against the release build and a private
 # PostgreSQL (fsync off, unix socket), with pgbench's single-row insert and primary-key select
-# on the same server as the ceiling. Prints every figure; docs/performance.md records a run.
+# on the same server as the ceiling. The load comes from bench/load/loadgen.cpp (closed loop at
+# full load, open loop with sub-millisecond pacing at half load). Prints every figure;
+# docs/performance.md records a run.
 #   CONNS (16)  DURATION (15)  IO_THREADS (2)  DB_THREADS (2)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../scripts/lib/common.sh"
 cd "$GENHOST_ROOT"
-install_packages wrk postgresql-contrib
+install_packages postgresql-contrib
 CONNS=${CONNS:-16}
 DURATION=${DURATION:-15}
 cmake --preset release >/dev/null
-cmake --build --preset release --target genhost >/dev/null
+cmake --build --preset release --target genhost genhost_loadgen >/dev/null
+loadgen() { build/release/bench/genhost_loadgen --url http://127.0.0.1:18181 --connections "$CONNS" "$@"; }
 
 bench_workspace genhost-bench
 dsn="host=$work/pg/run dbname=genhost user=postgres"
@@ -39,8 +42,8 @@ for _ in $(seq 100); do curl -sf http://127.0.0.1:18181/readyz >/dev/null && bre
 export GENHOST_API_KEY="$key"
 
 rps() { grep -oE "Requests/sec: +[0-9.]+" | awk '{print $2}'; }
-# summary: the lines of wrk's output that this script reports.
-summary() { grep -E "Requests/sec|status >= 400|latency p"; }
+# summary: the lines of the load generator's output that this script reports.
+summary() { grep -E "Requests/sec|status >= 400|socket errors|latency p|CPU per request"; }
 # CPU per request (genhost; PostgreSQL's postmaster and backends) and statements per commit.
 postmaster=$(head -1 "$work/pg/data/postmaster.pid")
 ticks() { local t=0 p; for p in "$@"; do [ -r "/proc/$p/stat" ] && t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat"))); done; echo "$t"; }
@@ -56,37 +59,32 @@ cpu_report() {
     -v hz="$(getconf CLK_TCK)" 'BEGIN { n = r * d; printf "CPU per request: genhost %.0f us, PostgreSQL %.0f us; %.1f requests per database transaction\n", g * 1e6 / hz / n, q * 1e6 / hz / n, n / x }'
 }
 
-echo "== task creation at full load: wrk -t2 -c$CONNS -d${DURATION}s POST /v1/text_to_image"
+echo "== task creation at full load: $CONNS connections, ${DURATION}s, POST /v1/text_to_image"
 mark
-wrk -t2 -c"$CONNS" -d"${DURATION}s" -s "$here/create.lua" http://127.0.0.1:18181 | tee "$work/create.txt" \
-  | summary
+loadgen --scenario create --duration "$DURATION" | tee "$work/create.txt" | summary
 create_rps=$(rps < "$work/create.txt")
 cpu_report "$create_rps"
 
 psql_ -c "SELECT id FROM tasks ORDER BY random() LIMIT 20000" > "$work/ids"
-export IDS_FILE="$work/ids"
-echo "== task polling at full load: wrk -t2 -c$CONNS -d${DURATION}s GET /v1/tasks/{id}"
+echo "== task polling at full load: $CONNS connections, ${DURATION}s, GET /v1/tasks/{id}"
 mark
-wrk -t2 -c"$CONNS" -d"${DURATION}s" -s "$here/poll.lua" http://127.0.0.1:18181 | tee "$work/poll.txt" \
-  | summary
+loadgen --scenario poll --ids "$work/ids" --duration "$DURATION" | tee "$work/poll.txt" | summary
 poll_rps=$(rps < "$work/poll.txt")
 cpu_report "$poll_rps"
 
-# Half of the full-load rate, paced per connection: the latency a service sees with headroom.
-# wrk takes the delay in whole milliseconds, so under 1 ms per request it does not pace at all:
-# compare the printed rate with half the full-load rate (docs/performance.md).
-half() { awk -v r="$1" -v c="$CONNS" 'BEGIN { printf "%.1f", r / 2 / c }'; }
-echo "== task creation at half load ($(half "$create_rps") req/s per connection)"
-RATE_PER_CONN=$(half "$create_rps") wrk -t2 -c"$CONNS" -d"${DURATION}s" -s "$here/create.lua" \
-  http://127.0.0.1:18181 | summary
-echo "== task polling at half load ($(half "$poll_rps") req/s per connection)"
-RATE_PER_CONN=$(half "$poll_rps") wrk -t2 -c"$CONNS" -d"${DURATION}s" -s "$here/poll.lua" \
-  http://127.0.0.1:18181 | summary
+# Half of the full-load rate, open loop: each connection sends on its own schedule (sub-millisecond
+# timers), and latency counts from when a request was due.
+half() { awk -v r="$1" 'BEGIN { printf "%.0f", r / 2 }'; }
+echo "== task creation at half load ($(half "$create_rps") req/s)"
+loadgen --scenario create --duration "$DURATION" --rate "$(half "$create_rps")" | summary
+echo "== task polling at half load ($(half "$poll_rps") req/s)"
+loadgen --scenario poll --ids "$work/ids" --duration "$DURATION" --rate "$(half "$poll_rps")" \
+  | summary
 
 echo "== server memory after 100,000 tasks"
 while [ "$(psql_ -c 'SELECT count(*) FROM tasks')" -lt 100000 ]; do
-  wrk -t2 -c"$CONNS" -d5s -s "$here/create.lua" http://127.0.0.1:18181 >/dev/null
+  loadgen --scenario create --duration 5 >/dev/null
 done
-wrk -t2 -c"$CONNS" -d5s -s "$here/poll.lua" http://127.0.0.1:18181 >/dev/null
+loadgen --scenario poll --ids "$work/ids" --duration 5 >/dev/null
 echo "tasks: $(psql_ -c 'SELECT count(*) FROM tasks')"
 grep -E "VmRSS|VmHWM" "/proc/$server_pid/status"

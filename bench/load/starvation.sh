@@ -11,7 +11,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../scripts/lib/common.sh"
 cd "$GENHOST_ROOT"
-install_packages wrk curl
+install_packages curl
 WORKERS=${WORKERS:-2}
 DURATION=${DURATION:-20}
 CONNS=${CONNS:-4}
@@ -24,6 +24,8 @@ if [ -z "${BIN:-}" ]; then
   cmake --build --preset release --target genhost >/dev/null
   BIN=build/release/genhost
 fi
+cmake --preset release >/dev/null
+cmake --build --preset release --target genhost_loadgen >/dev/null
 
 refill_pid=""
 stop_server() {
@@ -81,9 +83,10 @@ measure() {  # measure DB LABEL
   local first
   first=$(head -n 1 "$work/ids-$db")
   echo "check: GET /v1/tasks/$first -> $(curl -s -o /dev/null -w '%{http_code}' "${hdr[@]}" "$url/v1/tasks/$first")"
-  # Poll a mix of finished, running and queued tasks.
-  IDS_FILE="$work/ids-$db" RATE_PER_CONN=$RATE wrk -t1 -c"$CONNS" -d"${DURATION}s" \
-    -s "$here/poll.lua" "$url" >"$work/wrk-$db.txt"
+  # Poll a mix of finished, running and queued tasks (open loop, bench/load/loadgen.cpp).
+  build/release/bench/genhost_loadgen --scenario poll --ids "$work/ids-$db" --url "$url" \
+    --connections "$CONNS" --threads 1 --rate $((RATE * CONNS)) --duration "$DURATION" \
+    >"$work/load-$db.txt"
   local busy
   busy=$(curl -s "$url/metrics" | awk '/^genhost_workers_running /{print $2}')
   local done_tasks
@@ -91,7 +94,7 @@ measure() {  # measure DB LABEL
   local failed
   failed=$(psql_ -d "$db" -c "SELECT count(*) FROM tasks WHERE status = 'FAILED'")
   echo "== $label"
-  grep -E "Requests/sec|non-200|latency p" "$work/wrk-$db.txt"
+  grep -E "Requests/sec|status >= 400|socket errors|latency p" "$work/load-$db.txt"
   echo "workers running at the end: ${busy:-?} of $WORKERS; media tasks succeeded: $done_tasks, failed: $failed"
 }
 
