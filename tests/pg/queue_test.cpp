@@ -16,6 +16,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
+#include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 
 #include <cctype>
@@ -273,6 +274,89 @@ TEST_F(Queue, ConcurrentCreationsShareTransactionsAndKeepTheLimitsExact) {
         "SELECT count(*) FROM (SELECT status FROM tasks ORDER BY created_at, id LIMIT 5) f"
         " WHERE status = 'PENDING'");
     EXPECT_EQ(first[0][0].as<int>(), 5);
+}
+
+// Migration 0006's fast path (a batch of one group whose tasks wait, far from the daily limit)
+// and the loop it falls back to, called directly so that the batches are exactly these.
+TEST_F(Queue, BatchesOfOneWaitingGroupAreStoredThrottledInOrderAndOthersGoThroughTheLoop) {
+    ASSERT_EQ(Create(NewUuid(), 1, 1000000).status, "PENDING");
+    ASSERT_EQ(Create(NewUuid(), 1, 1000000).status, "THROTTLED");
+    pqxx::connection conn(db_->dsn());
+    pqxx::nontransaction n(conn);
+    const auto task = [&](const std::string& id, const std::string& model, int max_daily) {
+        return nlohmann::json{
+            {"id", id},       {"org_id", org_},      {"endpoint", "text_to_image"},
+            {"model", model}, {"limit_key", model},  {"input", {{"model", model}}},
+            {"credits", 5},   {"max_concurrent", 1}, {"max_daily", max_daily}};
+    };
+    const auto call = [&](const nlohmann::json& batch) {
+        return n.exec_params(
+            "SELECT result, retry_after, created_at IS NOT NULL,"
+            " lag(created_at) OVER () <= created_at"
+            " FROM genhost_create_tasks($1::jsonb)",
+            batch.dump());
+    };
+    const auto daily = [&](const std::string& model) {
+        return n
+            .exec_params(
+                "SELECT coalesce(sum(count), 0) FROM daily_generations"
+                " WHERE model = $1",
+                model)[0][0]
+            .as<int>();
+    };
+
+    // Fast path: every task THROTTLED, in the batch's order, counted once each.
+    nlohmann::json batch = nlohmann::json::array();
+    std::vector<std::string> ids;
+    for (int i = 0; i < 3; ++i) {
+        ids.push_back(NewUuid());
+        batch.push_back(task(ids.back(), "gen4_image", 1000000));
+    }
+    auto rows = call(batch);
+    ASSERT_EQ(rows.size(), 3u);
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(rows[i][0].as<std::string>(), "THROTTLED");
+        EXPECT_EQ(rows[i][1].as<int>(), 0);
+        EXPECT_TRUE(rows[i][2].as<bool>());
+        if (i > 0) EXPECT_TRUE(rows[i][3].as<bool>()) << "row " << i << " is not newer";
+        EXPECT_EQ(Status(ids[i]), "THROTTLED");
+    }
+    EXPECT_EQ(daily("gen4_image"), 5);
+
+    // Near the daily limit the loop decides: one more fits (6), the other two are refused and
+    // not stored.
+    batch = nlohmann::json::array();
+    ids.clear();
+    for (int i = 0; i < 3; ++i) {
+        ids.push_back(NewUuid());
+        batch.push_back(task(ids.back(), "gen4_image", 6));
+    }
+    rows = call(batch);
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(rows[0][0].as<std::string>(), "THROTTLED");
+    EXPECT_EQ(rows[1][0].as<std::string>(), "rate_limited");
+    EXPECT_EQ(rows[2][0].as<std::string>(), "rate_limited");
+    EXPECT_GT(rows[1][1].as<int>(), 24 * 3600 - 60);
+    EXPECT_EQ(Status(ids[0]), "THROTTLED");
+    EXPECT_EQ(Status(ids[1]), "missing");
+    EXPECT_EQ(daily("gen4_image"), 6);
+
+    // Two groups in one batch: the loop; the other model's group has a free slot.
+    const std::string other = NewUuid(), same = NewUuid();
+    rows = call(nlohmann::json::array(
+        {task(same, "gen4_image", 1000000), task(other, "gen4_image_turbo", 1000000)}));
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0][0].as<std::string>(), "THROTTLED");
+    EXPECT_EQ(rows[1][0].as<std::string>(), "PENDING");
+    EXPECT_EQ(Status(other), "PENDING");
+
+    // One group with nobody waiting: the loop takes the free slot for the first task only.
+    const std::string first = NewUuid(), second = NewUuid();
+    rows = call(nlohmann::json::array(
+        {task(first, "gen3a_turbo", 1000000), task(second, "gen3a_turbo", 1000000)}));
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0][0].as<std::string>(), "PENDING");
+    EXPECT_EQ(rows[1][0].as<std::string>(), "THROTTLED");
 }
 
 TEST_F(Queue, ConcurrentPollsSeeOnlyTheirOwnOrganizationsTasks) {
