@@ -18,6 +18,7 @@
 // Environment: GENHOST_API_KEY.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -100,18 +101,21 @@ class Connection {
         });
     }
 
-    // Waits for the next request's due time (open loop) and sends it.
+    // Waits for the next request's due time and sends it: in a closed loop at once (but not
+    // before the run's start, so every counted response falls within the run), in an open loop
+    // on the connection's schedule.
     void next() {
-        if (!open_loop()) {
-            due_ = Clock::now();
-            if (due_ >= run_.deadline) return finish();
-            return send();
+        const auto now = Clock::now();
+        if (open_loop()) {
+            const double per_connection = run_.options.rate / run_.options.connections;
+            due_ =
+                run_.start + std::chrono::duration_cast<Clock::duration>(genhost::loadgen::due_time(
+                                 sent_, per_connection, index_, run_.options.connections));
+        } else {
+            due_ = std::max(now, run_.start);
         }
-        const double per_connection = run_.options.rate / run_.options.connections;
-        due_ = run_.start + std::chrono::duration_cast<Clock::duration>(genhost::loadgen::due_time(
-                                sent_, per_connection, index_, run_.options.connections));
         if (due_ >= run_.deadline) return finish();
-        if (due_ <= Clock::now()) return send();
+        if (due_ <= now) return send();
         timer_.expires_at(due_);
         timer_.async_wait([this](boost::system::error_code ec) {
             if (!ec) send();
