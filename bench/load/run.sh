@@ -14,7 +14,9 @@ CONNS=${CONNS:-16}
 DURATION=${DURATION:-15}
 cmake --preset release >/dev/null
 cmake --build --preset release --target genhost genhost_loadgen >/dev/null
-loadgen() { build/release/bench/genhost_loadgen --url http://127.0.0.1:18181 --connections "$CONNS" "$@"; }
+loadgen() {
+  build/release/bench/genhost_loadgen --url http://127.0.0.1:18181 --connections "$CONNS" "$@"
+}
 
 bench_workspace genhost-bench
 dsn="host=$work/pg/run dbname=genhost user=postgres"

@@ -19,12 +19,11 @@ RATE=${RATE:-50}
 NICES=${NICES:-"10 0"}
 TASK_PATH=${TASK_PATH:-/v1/text_to_video}
 TASK_BODY=${TASK_BODY:-'{"model":"gen4.5","promptText":"a lighthouse at dusk, waves","ratio":"1280:720","duration":10}'}
+cmake --preset release >/dev/null
 if [ -z "${BIN:-}" ]; then
-  cmake --preset release >/dev/null
   cmake --build --preset release --target genhost >/dev/null
   BIN=build/release/genhost
 fi
-cmake --preset release >/dev/null
 cmake --build --preset release --target genhost_loadgen >/dev/null
 
 refill_pid=""
