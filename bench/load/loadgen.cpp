@@ -66,7 +66,9 @@ struct Stats {
 struct Run {
     Options options;
     std::vector<std::string> ids;
-    std::string host_header;
+    bool create = false;  // the create scenario; otherwise poll
+    // The header lines every request carries (Host, Authorization, X-Service-Version), built once.
+    std::string headers;
     Clock::time_point start;
     Clock::time_point deadline;
     Clock::time_point give_up;  // in-flight responses are waited for until then
@@ -171,32 +173,25 @@ class Connection {
     }
 
     void build_request() {
-        const Options& o = run_.options;
         request_.clear();
-        if (o.scenario == "create") {
+        if (run_.create) {
             // Seeds stay within SPEC.md's 0..4294967295 and differ between connections.
-            const std::uint64_t seed = (sent_ * o.connections + index_) % 4294967296ULL;
+            const std::uint64_t seed = (sent_ * run_.options.connections + index_) % 4294967296ULL;
             std::string body = R"({"model":"gen4_image","promptText":"a lighthouse at dusk",)"
                                R"("ratio":"1280:720","seed":)" +
                                std::to_string(seed) + "}";
-            request_ += "POST /v1/text_to_image HTTP/1.1\r\nHost: ";
-            request_ += run_.host_header;
-            request_ += "\r\nAuthorization: Bearer ";
-            request_ += o.key;
-            request_ += "\r\nX-Service-Version: 2024-11-06\r\nContent-Type: application/json\r\n";
-            request_ += "Content-Length: ";
+            request_ += "POST /v1/text_to_image HTTP/1.1\r\n";
+            request_ += run_.headers;
+            request_ += "Content-Type: application/json\r\nContent-Length: ";
             request_ += std::to_string(body.size());
             request_ += "\r\n\r\n";
             request_ += body;
         } else {
-            const std::string& id = run_.ids[next_id_++ % run_.ids.size()];
             request_ += "GET /v1/tasks/";
-            request_ += id;
-            request_ += " HTTP/1.1\r\nHost: ";
-            request_ += run_.host_header;
-            request_ += "\r\nAuthorization: Bearer ";
-            request_ += o.key;
-            request_ += "\r\nX-Service-Version: 2024-11-06\r\n\r\n";
+            request_ += run_.ids[next_id_++ % run_.ids.size()];
+            request_ += " HTTP/1.1\r\n";
+            request_ += run_.headers;
+            request_ += "\r\n";
         }
     }
 
@@ -289,7 +284,9 @@ int main(int argc, char** argv) {
             if (!line.empty()) run.ids.push_back(line);
         if (run.ids.empty()) usage("the ids file has no ids");
     }
-    run.host_header = o.host + ":" + o.port;
+    run.create = o.scenario == "create";
+    run.headers = "Host: " + o.host + ":" + o.port + "\r\nAuthorization: Bearer " + o.key +
+                  "\r\nX-Service-Version: 2024-11-06\r\n";
 
     tcp::resolver::results_type endpoints;
     {

@@ -305,33 +305,35 @@ TEST_F(Queue, BatchesOfOneWaitingGroupAreStoredThrottledInOrderAndOthersGoThroug
             .as<int>();
     };
 
-    // Fast path: every task THROTTLED, in the batch's order, counted once each.
-    nlohmann::json batch = nlohmann::json::array();
+    // Three new gen4_image tasks with this daily limit; their ids in `ids`.
     std::vector<std::string> ids;
-    for (int i = 0; i < 3; ++i) {
-        ids.push_back(NewUuid());
-        batch.push_back(task(ids.back(), "gen4_image", 1000000));
-    }
-    auto rows = call(batch);
+    const auto three = [&](int max_daily) {
+        nlohmann::json batch = nlohmann::json::array();
+        ids.clear();
+        for (int i = 0; i < 3; ++i) {
+            ids.push_back(NewUuid());
+            batch.push_back(task(ids.back(), "gen4_image", max_daily));
+        }
+        return batch;
+    };
+
+    // Fast path: every task THROTTLED, in the batch's order, counted once each.
+    auto rows = call(three(1000000));
     ASSERT_EQ(rows.size(), 3u);
     for (int i = 0; i < 3; ++i) {
         EXPECT_EQ(rows[i][0].as<std::string>(), "THROTTLED");
         EXPECT_EQ(rows[i][1].as<int>(), 0);
         EXPECT_TRUE(rows[i][2].as<bool>());
-        if (i > 0) EXPECT_TRUE(rows[i][3].as<bool>()) << "row " << i << " is not newer";
+        if (i > 0) {
+            EXPECT_TRUE(rows[i][3].as<bool>()) << "row " << i << " is not newer";
+        }
         EXPECT_EQ(Status(ids[i]), "THROTTLED");
     }
     EXPECT_EQ(daily("gen4_image"), 5);
 
     // Near the daily limit the loop decides: one more fits (6), the other two are refused and
     // not stored.
-    batch = nlohmann::json::array();
-    ids.clear();
-    for (int i = 0; i < 3; ++i) {
-        ids.push_back(NewUuid());
-        batch.push_back(task(ids.back(), "gen4_image", 6));
-    }
-    rows = call(batch);
+    rows = call(three(6));
     ASSERT_EQ(rows.size(), 3u);
     EXPECT_EQ(rows[0][0].as<std::string>(), "THROTTLED");
     EXPECT_EQ(rows[1][0].as<std::string>(), "rate_limited");
