@@ -1,6 +1,7 @@
 // GET and DELETE /v1/tasks/{id}.
 #include "handlers.hpp"
 
+#include "genhost/api/task_json.hpp"
 #include "genhost/core/clock.hpp"
 #include "genhost/core/ids.hpp"
 
@@ -15,22 +16,14 @@ asio::awaitable<http::Response> GetTask(App& app, http::Request& req, const auth
     const auto task = co_await app.tasks.Get(who.org_id, req.params["id"]);
     if (!task) co_return http::Response::Error(ApiError::NotFound("Task not found"), app.doc_url);
 
-    nlohmann::json body = {{"id", task->id},
-                           {"createdAt", FormatTimestamp(task->created_at)},
-                           {"status", task->status},
-                           {"estimatedCost", {{"credits", CreditsJson(task->estimated_credits)}}}};
-    if (task->status == "RUNNING") {
-        body["progress"] = task->progress.value_or(0.0);
-    } else if (task->status == "SUCCEEDED") {
-        auto& output = body["output"] = nlohmann::json::array();
+    std::vector<std::string> urls;
+    if (task->status == "SUCCEEDED") {
+        urls.reserve(task->outputs.size());
         for (const auto& name : task->outputs) {
-            output.push_back(app.signer.Url(task->id, name, app.output_url_ttl_seconds));
+            urls.push_back(app.signer.Url(task->id, name, app.output_url_ttl_seconds));
         }
-    } else if (task->status == "FAILED") {
-        body["failure"] = task->failure.value_or("The task failed.");
-        body["failureCode"] = task->failure_code.value_or("INTERNAL");
     }
-    co_return http::Response::Json(200, body);
+    co_return http::Response::JsonText(200, TaskJson(*task, urls));
 }
 
 asio::awaitable<http::Response> DeleteTask(App& app, http::Request& req,

@@ -82,6 +82,14 @@ Response Response::Json(int status, const nlohmann::json& value) {
     return r;
 }
 
+Response Response::JsonText(int status, std::string body) {
+    Response r;
+    r.status = status;
+    r.body = std::move(body);
+    r.headers.emplace_back("Content-Type", "application/json");
+    return r;
+}
+
 Response Response::NoContent() {
     Response r;
     r.status = 204;

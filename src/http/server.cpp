@@ -3,6 +3,7 @@
 #include "genhost/core/clock.hpp"
 #include "genhost/core/ids.hpp"
 #include "genhost/core/logging.hpp"
+#include "genhost/http/wire.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -11,6 +12,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
@@ -404,18 +406,11 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         // in the connection: that connection cannot carry another request.
         const bool unread_body = body_reader && !body_reader->Done();
 
-        bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(response.status),
-                                                raw.version()};
-        for (const auto& [k, v] : response.headers) res.set(k, v);
-        res.set("X-Request-Id", request.request_id);
         const bool stay = keep_alive && !stopping_ && !unread_body;
-        res.keep_alive(stay);
-        if (request.method == "HEAD") {
-            res.content_length(response.head_length.value_or(response.body.size()));
-        } else {
-            res.body() = std::move(response.body);
-            res.prepare_payload();
-        }
+        const bool head = request.method == "HEAD";
+        // The head in one buffer, the body as it is: one gathered write (http/wire.hpp).
+        const std::string wire_head =
+            ResponseHead(response, raw.version(), stay, head, request.request_id);
 
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -430,16 +425,11 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         }
 
         stream.expires_after(options_.read_timeout);
-        bhttp::serializer<false, bhttp::string_body> serializer(res);
-        if (request.method == "HEAD") serializer.split(true);
-        beast::error_code wec;
-        if (request.method == "HEAD") {
-            std::tie(wec, std::ignore) = co_await bhttp::async_write_header(
-                stream, serializer, asio::as_tuple(asio::use_awaitable));
-        } else {
-            std::tie(wec, std::ignore) = co_await bhttp::async_write(
-                stream, serializer, asio::as_tuple(asio::use_awaitable));
-        }
+        const std::array<asio::const_buffer, 2> wire = {
+            asio::buffer(wire_head),
+            BodySent(response, head) ? asio::buffer(response.body) : asio::const_buffer()};
+        auto [wec, written] =
+            co_await asio::async_write(stream, wire, asio::as_tuple(asio::use_awaitable));
         if (!wec && unread_body && !body_reader->Broken()) co_await Linger(stream);
         --in_flight_;
         session->busy = false;

@@ -48,6 +48,8 @@ struct Response {
 
     // Json renders `value` with Content-Type application/json.
     static Response Json(int status, const nlohmann::json& value);
+    // JsonText is Json for a body already rendered as JSON text.
+    static Response JsonText(int status, std::string body);
 
     // NoContent is a 204.
     static Response NoContent();
