@@ -110,8 +110,14 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
         e.retry_after_seconds = created.retry_after_seconds;
         co_return http::Response::Error(e, app.doc_url);
     }
-    co_return http::Response::Json(
-        200, {{"id", id}, {"estimatedCost", {{"credits", CreditsJson(credits)}}}});
+    // {id, estimatedCost}, written directly (the id is ours: a canonical uuid); the bytes
+    // nlohmann's dump gave, keys in its order.
+    std::string body = "{\"estimatedCost\":{\"credits\":";
+    body += CreditsJson(credits).dump();
+    body += "},\"id\":\"";
+    body += id;
+    body += "\"}";
+    co_return http::Response::JsonText(200, std::move(body));
 }
 
 }  // namespace genhost::api

@@ -383,7 +383,9 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         if (q != std::string::npos) request.query = request.target.substr(q + 1);
         for (const auto& field : raw) {
             std::string name(field.name_string());
-            for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            for (auto& c : name) {
+                if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');  // ASCII only
+            }
             request.headers.emplace_back(std::move(name), std::string(field.value()));
         }
         if (parser) request.body = std::move(parser->get().body());
