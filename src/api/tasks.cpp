@@ -2,7 +2,6 @@
 #include "handlers.hpp"
 
 #include "genhost/api/task_json.hpp"
-#include "genhost/core/clock.hpp"
 #include "genhost/core/ids.hpp"
 
 #include <boost/asio/co_spawn.hpp>

@@ -8,22 +8,10 @@ namespace genhost::http {
 
 namespace {
 
-bool IEquals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const auto x = static_cast<unsigned char>(a[i]);
-        const auto y = static_cast<unsigned char>(b[i]);
-        if (x != y && ((x | 0x20) != (y | 0x20) || (x | 0x20) < 'a' || (x | 0x20) > 'z')) {
-            return false;
-        }
-    }
-    return true;
-}
-
 bool Splits(std::string_view s) { return s.find_first_of(std::string_view("\r\n\0", 3)) != s.npos; }
 
-// Framing headers come from ResponseHead's arguments only.
-bool Framing(std::string_view name) {
+// These headers come from ResponseHead's arguments only.
+bool FromArguments(std::string_view name) {
     return IEquals(name, "connection") || IEquals(name, "content-length") ||
            IEquals(name, "transfer-encoding") || IEquals(name, "x-request-id");
 }
@@ -71,7 +59,7 @@ std::string ResponseHead(const Response& response, unsigned version, bool keep_a
     const auto& headers = response.headers;
     for (std::size_t i = 0; i < headers.size(); ++i) {
         const auto& [name, value] = headers[i];
-        if (Framing(name) || Splits(name) || Splits(value)) continue;
+        if (FromArguments(name) || Splits(name) || Splits(value)) continue;
         bool later = false;
         for (std::size_t j = i + 1; j < headers.size() && !later; ++j) {
             later = IEquals(name, headers[j].first) && !Splits(headers[j].second);

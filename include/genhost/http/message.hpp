@@ -60,6 +60,9 @@ struct Response {
     static Response Error(const ApiError& error, std::string_view doc_url);
 };
 
+// IEquals compares two header names, ASCII letters in either case.
+bool IEquals(std::string_view a, std::string_view b);
+
 // PercentDecode decodes %XX escapes (and '+' as space when `plus_is_space`); nullopt on a bad
 // escape.
 std::optional<std::string> PercentDecode(std::string_view s, bool plus_is_space);

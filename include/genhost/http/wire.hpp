@@ -4,13 +4,13 @@
 // It writes the bytes Beast's serializer writes for a `response<string_body>` built as the
 // server used to build it (each of Response::headers `set` in turn, then X-Request-Id,
 // `keep_alive`, and `prepare_payload`, or `content_length` for HEAD), without Beast's field
-// container and its allocation per field (docs/performance.md, 2026-11-23 21:00). The unit
-// test compares the two byte for byte.
+// container and its allocation per field (docs/performance.md, "Runs of 2026-11-23 21:20–21:55
+// UTC"). The unit test compares the two byte for byte.
 //
 // What it decides:
 // - A header set twice keeps its last value, in the last one's place (Beast's `set`).
-// - Connection, Content-Length and Transfer-Encoding come only from the arguments; a handler's
-//   own are dropped (no handler sets them).
+// - Connection, Content-Length, Transfer-Encoding and X-Request-Id come only from the
+//   arguments; a handler's own are dropped (no handler sets them).
 // - A header whose name or value holds CR, LF or NUL is dropped rather than split a response.
 // - 1xx, 204 and 304 carry no body: their Content-Length is 0 whatever the body held (Beast
 //   threw instead).
