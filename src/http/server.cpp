@@ -157,6 +157,21 @@ class StreamBodyReader final : public BodyReader {
     std::optional<ApiError> error_;
 };
 
+// WriteResponse sends `response` as its head (ResponseHead) and, unless BodySent says not, its
+// body, in one gathered write.
+asio::awaitable<beast::error_code> WriteResponse(beast::tcp_stream& stream,
+                                                 const Response& response, unsigned version,
+                                                 bool keep_alive, bool head,
+                                                 std::string_view request_id) {
+    const std::string wire_head = ResponseHead(response, version, keep_alive, head, request_id);
+    const std::array<asio::const_buffer, 2> wire = {
+        asio::buffer(wire_head),
+        BodySent(response, head) ? asio::buffer(response.body) : asio::const_buffer()};
+    auto [ec, written] =
+        co_await asio::async_write(stream, wire, asio::as_tuple(asio::use_awaitable));
+    co_return ec;
+}
+
 // Linger discards what the client still sends after a response that did not wait for the whole
 // body, for a few seconds, so closing the socket with unread data does not reset the connection
 // before the client has read the response.
@@ -356,15 +371,11 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         }
         if (ec) {
             if (status != 0) {
-                bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(status), 11};
-                res.set(bhttp::field::content_type, "application/json");
-                res.set("X-Request-Id", NewRequestId());
-                res.keep_alive(false);
-                res.body() = ErrorJson(message);
-                res.prepare_payload();
+                const Response failure = Response::JsonText(status, ErrorJson(message));
                 stream.expires_after(std::chrono::seconds(5));
-                auto [wec, unused] =
-                    co_await bhttp::async_write(stream, res, asio::as_tuple(asio::use_awaitable));
+                const beast::error_code wec =
+                    co_await WriteResponse(stream, failure, 11, /*keep_alive=*/false,
+                                           /*head=*/false, NewRequestId());
                 metrics_.ObserveRequest("unmatched", "-", status, 0);
                 if (!wec && linger) co_await Linger(stream);
             }
@@ -410,9 +421,6 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
 
         const bool stay = keep_alive && !stopping_ && !unread_body;
         const bool head = request.method == "HEAD";
-        // The head in one buffer, the body as it is: one gathered write (http/wire.hpp).
-        const std::string wire_head =
-            ResponseHead(response, raw.version(), stay, head, request.request_id);
 
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -427,11 +435,8 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         }
 
         stream.expires_after(options_.read_timeout);
-        const std::array<asio::const_buffer, 2> wire = {
-            asio::buffer(wire_head),
-            BodySent(response, head) ? asio::buffer(response.body) : asio::const_buffer()};
-        auto [wec, written] =
-            co_await asio::async_write(stream, wire, asio::as_tuple(asio::use_awaitable));
+        const beast::error_code wec =
+            co_await WriteResponse(stream, response, raw.version(), stay, head, request.request_id);
         if (!wec && unread_body && !body_reader->Broken()) co_await Linger(stream);
         --in_flight_;
         session->busy = false;

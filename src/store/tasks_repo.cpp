@@ -148,17 +148,17 @@ TaskRecord ReadTask(const PgResult& r, int row) {
 // validated input spliced in as it is (it is JSON text already).
 std::string CreateBatchJson(const std::vector<NewTask>& tasks) {
     std::string out = "[";
+    // Written directly (no JSON tree: 7 % of a creation's CPU, docs/performance.md). The strings
+    // are ids and catalog names; JsonEscape keeps any of them valid JSON anyway.
+    const auto field = [&out](std::string_view name, std::string_view value) {
+        out += '"';
+        out += name;
+        out += "\":\"";
+        out += JsonEscape(value);
+        out += "\",";
+    };
     for (const auto& t : tasks) {
         if (out.size() > 1) out += ',';
-        // Written directly (no JSON tree: 7 % of a creation's CPU, docs/performance.md). The
-        // strings are ids and catalog names; JsonEscape keeps any of them valid JSON anyway.
-        const auto field = [&out](std::string_view name, std::string_view value) {
-            out += '"';
-            out += name;
-            out += "\":\"";
-            out += JsonEscape(value);
-            out += "\",";
-        };
         out += '{';
         field("id", t.id);
         field("org_id", t.org_id);
