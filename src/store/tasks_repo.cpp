@@ -28,10 +28,14 @@ constexpr const char* kGetSql =
     " estimated_credits, progress, outputs, failure, failure_code, org_id"
     " FROM tasks WHERE id = ANY((SELECT $1::uuid[])::uuid[]) AND NOT deleted";
 constexpr std::size_t kMaxGetBatch = 64;
-// While a lane is busy, this many waiting calls start another lane at once (AsyncBatcher). Polls:
-// with 16 connections, batches of 4-6 instead of 3-4 (docs/performance.md). Creations wait for
-// twice as many: with 16 connections their batches grow from 5.8 to 7.5 tasks, for 10-25 % less
-// PostgreSQL CPU per creation and a higher rate (docs/performance.md, 2026-11-23 19:13).
+// Polls: each I/O thread has one lane of its own (LaneSharing::kPerContext), so a batch is sent
+// and answered on the thread its calls came from and no answer wakes the other thread: 15-20 %
+// more polls per second than lanes shared by all threads (docs/performance.md, "Runs of
+// 2026-11-24"). Creations share their lanes: shared lanes make batches twice as large, which
+// costs PostgreSQL a third less per creation. While a lane is busy, this many waiting calls start
+// another lane at once (AsyncBatcher); with 16 connections, creations waiting for 16 make batches
+// of 7.5 tasks instead of 5.8 (docs/performance.md, 2026-11-23 19:13).
+constexpr int kGetLanesPerThread = 1;
 constexpr std::size_t kGetSpill = 8;
 constexpr std::size_t kCreateSpill = 16;
 
@@ -199,7 +203,7 @@ std::vector<CreateResult> ReadCreated(const PgResult& r, const std::vector<NewTa
 TaskRepo::TaskRepo(Database& db, int lanes)
     : db_(db),
       get_batch_(
-          db, kGet, kGetSql, /*idempotent=*/true, kMaxGetBatch, lanes, kGetSpill,
+          db, kGet, kGetSql, /*idempotent=*/true, kMaxGetBatch, kGetLanesPerThread, kGetSpill,
           [](const std::vector<GetKey>& keys) {
               return std::vector<std::string>{
                   UuidArray(keys, [](const GetKey& k) -> const std::string& { return k.id; })};
@@ -216,7 +220,8 @@ TaskRepo::TaskRepo(Database& db, int lanes)
                   }
               }
               return out;
-          }),
+          },
+          LaneSharing::kPerContext),
       create_batch_(
           db, kCreate, kCreateSql, /*idempotent=*/false, kMaxCreateBatch, lanes, kCreateSpill,
           [](const std::vector<NewTask>& tasks) {

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
 #include <nlohmann/json.hpp>
@@ -426,6 +427,71 @@ TEST_F(Queue, BatchesWaitForTheBusyLaneUntilEnoughCallsWaitForASecond) {
     io_.run();
     EXPECT_EQ(one.get(), 80);
     EXPECT_EQ(sizes.back(), 1u);
+}
+
+TEST_F(Queue, PerContextLanesBatchOnlyTheirOwnThreadsCalls) {
+    // Each call answers with the backend that ran it. Three calls made on each of two event
+    // loops: with kPerContext every loop gets a connection of its own and its calls are batched
+    // only with each other (the first alone, the next two together); with kShared both loops'
+    // calls go through the one lane.
+    for (const auto sharing : {store::LaneSharing::kPerContext, store::LaneSharing::kShared}) {
+        asio::io_context loops[2];  // outlive the batcher, whose connections wait on them
+        std::mutex mu;
+        std::vector<std::vector<int>> batches;
+        store::AsyncBatcher<int, std::pair<int, int>> batcher(
+            *pool_, "per_context_test",
+            "SELECT x, pg_backend_pid() FROM unnest($1::int[]) WITH ORDINALITY AS t(x, i) ORDER BY "
+            "i",
+            /*idempotent=*/true, /*max_batch=*/64, /*lanes=*/1, /*spill=*/64,
+            [&](const std::vector<int>& in) {
+                std::lock_guard lock(mu);
+                batches.push_back(in);
+                std::string array = "{";
+                for (const int v : in) array += (array.size() > 1 ? "," : "") + std::to_string(v);
+                return std::vector<std::string>{array + "}"};
+            },
+            [](const store::PgResult& r, const std::vector<int>&) {
+                std::vector<std::pair<int, int>> out;
+                for (int row = 0; row < r.rows(); ++row)
+                    out.emplace_back(static_cast<int>(r.Int64(row, 0)),
+                                     static_cast<int>(r.Int64(row, 1)));
+                return out;
+            },
+            sharing);
+        // Each loop gets its three calls before it starts, so its batches are the same on every
+        // run; it then keeps running (a shared lane's connection waits on the loop that used it
+        // first) until both loops' calls are answered.
+        std::vector<int> pids;
+        std::vector<std::thread> threads;
+        std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
+        for (int loop = 0; loop < 2; ++loop) {
+            asio::io_context& io = loops[loop];
+            std::vector<std::future<std::pair<int, int>>> results;
+            for (int i = 1; i <= 3; ++i)
+                results.push_back(
+                    asio::co_spawn(io, batcher.Submit(loop * 10 + i), asio::use_future));
+            guards.push_back(asio::make_work_guard(io));
+            threads.emplace_back([&io] { io.run(); });
+            for (int i = 1; i <= 3; ++i) {
+                const auto [x, pid] = results[i - 1].get();
+                EXPECT_EQ(x, loop * 10 + i);
+                pids.push_back(pid);
+            }
+        }
+        for (auto& g : guards) g.reset();
+        for (auto& t : threads) t.join();
+        // One backend per loop's calls; the two loops share it only under kShared.
+        EXPECT_EQ(pids[0], pids[1]);
+        EXPECT_EQ(pids[0], pids[2]);
+        EXPECT_EQ(pids[3], pids[4]);
+        EXPECT_EQ(pids[3], pids[5]);
+        if (sharing == store::LaneSharing::kPerContext) {
+            EXPECT_NE(pids[0], pids[3]);
+            EXPECT_EQ(batches, (std::vector<std::vector<int>>{{1}, {2, 3}, {11}, {12, 13}}));
+        } else {
+            EXPECT_EQ(pids[0], pids[3]);
+        }
+    }
 }
 
 TEST_F(Queue, ABatchFailsAsAWholeWithTheDatabaseError) {

@@ -14,7 +14,8 @@
 //   to `max_batch`) into its next execution; only when `spill` calls are waiting does an idle
 //   lane take them at once. So under load the batches grow (a batch costs the database much less
 //   per call than a statement each: docs/performance.md), and an idle server sends batches of
-//   one, with no added wait.
+//   one, with no added wait. The lanes and the waiting list are either shared by all callers or
+//   kept per I/O thread (LaneSharing).
 //
 // Errors: a lost or unreachable server arrives as DatabaseUnavailable (the HTTP layer's 503);
 // other SQL errors as std::runtime_error. Both fail every call of the batch.
@@ -26,8 +27,10 @@
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/execution/context.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/query.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <atomic>
@@ -109,6 +112,12 @@ class AsyncStatement {
     ConnectBackoff backoff_{db_};
 };
 
+// Whose lanes a call may use. kShared: `lanes` lanes and one waiting list for every caller.
+// kPerContext: each execution context (an I/O thread's event loop) gets `lanes` lanes and a
+// waiting list of its own, made on its first call; a batch then holds only that thread's calls,
+// is sent and answered on that thread, and no answer has to wake another thread.
+enum class LaneSharing { kShared, kPerContext };
+
 template <class In, class Out>
 class AsyncBatcher {
   public:
@@ -116,15 +125,18 @@ class AsyncBatcher {
     using ReadFn = std::function<std::vector<Out>(const PgResult&, const std::vector<In>&)>;
 
     AsyncBatcher(Database& db, const std::string& name, const std::string& sql, bool idempotent,
-                 std::size_t max_batch, int lanes, std::size_t spill, ParamsFn params, ReadFn read)
+                 std::size_t max_batch, int lanes, std::size_t spill, ParamsFn params, ReadFn read,
+                 LaneSharing sharing = LaneSharing::kShared)
         : max_batch_(max_batch == 0 ? 1 : max_batch),
           spill_(spill == 0 ? 1 : spill),
           params_(std::move(params)),
-          read_(std::move(read)) {
-        for (int i = 0; i < (lanes < 1 ? 1 : lanes); ++i) {
-            lanes_.push_back(std::make_unique<Lane>(db, name, sql, idempotent));
-        }
-    }
+          read_(std::move(read)),
+          db_(db),
+          name_(name),
+          sql_(sql),
+          idempotent_(idempotent),
+          lanes_per_group_(lanes < 1 ? 1 : lanes),
+          sharing_(sharing) {}
     AsyncBatcher(const AsyncBatcher&) = delete;
     AsyncBatcher& operator=(const AsyncBatcher&) = delete;
 
@@ -140,20 +152,21 @@ class AsyncBatcher {
                 std::vector<Call> batch;
                 {
                     std::lock_guard lock(mu_);
-                    waiting_.push_back(std::move(call));
+                    Group& group = GroupFor(executor);
+                    group.waiting.push_back(std::move(call));
                     Lane* idle = nullptr;
                     bool any_busy = false;
-                    for (auto& l : lanes_) {
+                    for (auto& l : group.lanes) {
                         if (l->busy) {
                             any_busy = true;
                         } else if (idle == nullptr) {
                             idle = l.get();
                         }
                     }
-                    if (idle != nullptr && (!any_busy || waiting_.size() >= spill_)) {
+                    if (idle != nullptr && (!any_busy || group.waiting.size() >= spill_)) {
                         lane = idle;
                         lane->busy = true;
-                        batch = Take();
+                        batch = Take(group);
                     }
                 }
                 if (lane != nullptr) Start(*lane, std::move(batch), executor);
@@ -166,26 +179,54 @@ class AsyncBatcher {
         In in;
         std::function<void(std::exception_ptr, Out)> done;
     };
+    struct Group;
     struct Lane {
-        Lane(Database& db, const std::string& name, const std::string& sql, bool idempotent)
-            : statement(db, name, sql, idempotent) {}
+        Lane(Group& g, Database& db, const std::string& name, const std::string& sql,
+             bool idempotent)
+            : group(g), statement(db, name, sql, idempotent) {}
+        Group& group;
         bool busy = false;  // (mu_) an execution is under way; its end starts the next one
         AsyncStatement statement;
+    };
+    // The lanes of one execution context (one I/O thread's event loop) and the calls made on it.
+    struct Group {
+        const void* context = nullptr;
+        std::vector<std::unique_ptr<Lane>> lanes;
+        std::vector<Call> waiting;  // calls no lane has taken yet
     };
     struct Running {
         std::vector<Call> calls;
         std::vector<In> ins;
     };
 
-    // Take (mu_ held) removes up to max_batch_ waiting calls.
-    std::vector<Call> Take() {
+    // GroupFor (mu_ held) is the group of `ex`'s execution context (kPerContext) or the one
+    // group (kShared), made on first use.
+    Group& GroupFor(const boost::asio::any_io_executor& ex) {
+        const void* context = sharing_ == LaneSharing::kShared
+                                  ? nullptr
+                                  : &boost::asio::query(ex, boost::asio::execution::context);
+        for (auto& g : groups_) {
+            if (g->context == context) return *g;
+        }
+        auto g = std::make_unique<Group>();
+        g->context = context;
+        for (int i = 0; i < lanes_per_group_; ++i) {
+            g->lanes.push_back(std::make_unique<Lane>(*g, db_, name_, sql_, idempotent_));
+        }
+        groups_.push_back(std::move(g));
+        return *groups_.back();
+    }
+
+    // Take (mu_ held) removes up to max_batch_ of the group's waiting calls.
+    std::vector<Call> Take(Group& group) {
         std::vector<Call> calls;
-        if (waiting_.size() <= max_batch_) {
-            calls.swap(waiting_);
+        auto& waiting = group.waiting;
+        if (waiting.size() <= max_batch_) {
+            calls.swap(waiting);
         } else {
-            calls.assign(std::make_move_iterator(waiting_.begin()),
-                         std::make_move_iterator(waiting_.begin() + max_batch_));
-            waiting_.erase(waiting_.begin(), waiting_.begin() + max_batch_);
+            calls.assign(std::make_move_iterator(waiting.begin()),
+                         std::make_move_iterator(waiting.begin() + max_batch_));
+            waiting.erase(waiting.begin(), waiting.begin() + max_batch_);
         }
         return calls;
     }
@@ -228,10 +269,10 @@ class AsyncBatcher {
         std::vector<Call> next;
         {
             std::lock_guard lock(mu_);
-            if (waiting_.empty()) {
+            if (lane.group.waiting.empty()) {
                 lane.busy = false;
             } else {
-                next = Take();
+                next = Take(lane.group);
             }
         }
         if (!next.empty()) Start(lane, std::move(next), ex);
@@ -244,9 +285,14 @@ class AsyncBatcher {
     const std::size_t spill_;
     ParamsFn params_;
     ReadFn read_;
-    std::vector<std::unique_ptr<Lane>> lanes_;
+    Database& db_;
+    const std::string name_;
+    const std::string sql_;
+    const bool idempotent_;
+    const int lanes_per_group_;
+    const LaneSharing sharing_;
     std::mutex mu_;
-    std::vector<Call> waiting_;  // calls no lane has taken yet
+    std::vector<std::unique_ptr<Group>> groups_;
 };
 
 }  // namespace genhost::store

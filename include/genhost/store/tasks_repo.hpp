@@ -84,8 +84,9 @@ struct ThrottledGroup {
 
 class TaskRepo {
   public:
-    // Polls and creations run on `lanes` non-blocking connections of their own each (see
-    // AsyncBatcher); everything else on `db`'s pool.
+    // Polls run on a non-blocking connection of their own for each I/O thread that polls,
+    // creations on `lanes` non-blocking connections shared by all threads (see AsyncBatcher);
+    // everything else on `db`'s pool.
     explicit TaskRepo(Database& db, int lanes = 1);
     ~TaskRepo();
 
