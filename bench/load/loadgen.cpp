@@ -6,15 +6,16 @@
 //   * closed loop (no --rate): each connection sends its next request as soon as the previous
 //     response is in, like wrk; the rate is the server's capacity.
 //   * open loop (--rate R): every connection has its own schedule of R/connections requests per
-//     second with sub-millisecond timers, and a request's latency counts from when it was due,
-//     so a server that falls behind is charged for the wait (wrk2's correction). wrk takes a
+//     second, sent on the first 200 us tick at or after its due time (--tick-us; one wake-up a
+//     tick instead of one a request), and a request's latency counts from when it was due, so a
+//     server that falls behind is charged for the wait (wrk2's correction). wrk takes a
 //     script's delay in whole milliseconds, which is why this program exists
 //     (docs/performance.md).
 // Prints wrk's "Requests/sec:" line, the count of responses with status >= 400, socket errors,
 // latency percentiles and its own CPU per request.
 //
 //   genhost_loadgen --scenario create|poll [--url http://127.0.0.1:8080] [--connections 16]
-//                   [--threads 2] [--duration 15] [--rate R] [--ids FILE]
+//                   [--threads 2] [--duration 15] [--rate R] [--tick-us 200] [--ids FILE]
 // Environment: GENHOST_API_KEY.
 #include <sys/resource.h>
 
@@ -53,6 +54,7 @@ struct Options {
     int threads = 2;
     double duration_s = 15;
     double rate = 0;  // requests per second in all; 0: closed loop
+    std::chrono::nanoseconds tick{std::chrono::microseconds(200)};  // open loop: send_time
 };
 
 struct Stats {
@@ -110,15 +112,17 @@ class Connection {
         const auto now = Clock::now();
         if (open_loop()) {
             const double per_connection = run_.options.rate / run_.options.connections;
-            due_ =
-                run_.start + std::chrono::duration_cast<Clock::duration>(genhost::loadgen::due_time(
-                                 sent_, per_connection, index_, run_.options.connections));
+            const auto due =
+                genhost::loadgen::due_time(sent_, per_connection, index_, run_.options.connections);
+            due_ = run_.start + std::chrono::duration_cast<Clock::duration>(due);
+            send_at_ = run_.start + std::chrono::duration_cast<Clock::duration>(
+                                        genhost::loadgen::send_time(due, run_.options.tick));
         } else {
-            due_ = std::max(now, run_.start);
+            due_ = send_at_ = std::max(now, run_.start);
         }
         if (due_ >= run_.deadline) return finish();
-        if (due_ <= now) return send();
-        timer_.expires_at(due_);
+        if (send_at_ <= now) return send();
+        timer_.expires_at(send_at_);
         timer_.async_wait([this](boost::system::error_code ec) {
             if (!ec) send();
         });
@@ -204,18 +208,20 @@ class Connection {
     std::size_t index_;
     std::uint64_t sent_ = 0;
     std::size_t next_id_;
-    Clock::time_point due_;
+    Clock::time_point due_;      // latency counts from here
+    Clock::time_point send_at_;  // the request goes out here (open loop: due_ on a tick)
     std::string request_;
     std::string input_;
     char chunk_[16384];
 };
 
 [[noreturn]] void usage(const char* why) {
-    std::fprintf(stderr,
-                 "genhost_loadgen: %s\nusage: genhost_loadgen --scenario create|poll [--url "
-                 "http://HOST:PORT] [--connections N] [--threads N] [--duration S] [--rate R] "
-                 "[--ids FILE]\n",
-                 why);
+    std::fprintf(
+        stderr,
+        "genhost_loadgen: %s\nusage: genhost_loadgen --scenario create|poll [--url "
+        "http://HOST:PORT] [--connections N] [--threads N] [--duration S] [--rate R] [--tick-us T] "
+        "[--ids FILE]\n",
+        why);
     std::exit(2);
 }
 
@@ -246,6 +252,8 @@ Options parse(int argc, char** argv) {
                 o.duration_s = std::stod(value);
             } else if (arg == "--rate") {
                 o.rate = std::stod(value);
+            } else if (arg == "--tick-us") {
+                o.tick = std::chrono::microseconds(std::stoll(value));
             } else if (arg == "--ids") {
                 o.ids_file = value;
             } else {

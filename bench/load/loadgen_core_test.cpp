@@ -9,6 +9,7 @@
 using genhost::loadgen::due_time;
 using genhost::loadgen::percentile;
 using genhost::loadgen::ResponseFramer;
+using genhost::loadgen::send_time;
 
 TEST(LoadgenFramer, WaitsForHeadersAndBody) {
     const std::string full =
@@ -55,6 +56,16 @@ TEST(LoadgenSchedule, StaggersConnectionsOverOneInterval) {
     EXPECT_EQ(due_time(3, 1000, 1, 4).count(), 3250000);
     // Sub-millisecond intervals stay exact: 4,000/s is every 250 us.
     EXPECT_EQ(due_time(10, 4000, 0, 1).count(), 2500000);
+}
+
+TEST(LoadgenSchedule, SendsOnTheFirstTickAtOrAfterTheDueTime) {
+    using std::chrono::microseconds;
+    using std::chrono::nanoseconds;
+    EXPECT_EQ(send_time(microseconds(400), microseconds(200)), microseconds(400));
+    EXPECT_EQ(send_time(microseconds(401), microseconds(200)), microseconds(600));
+    EXPECT_EQ(send_time(nanoseconds(1), microseconds(200)), microseconds(200));
+    EXPECT_EQ(send_time(nanoseconds(0), microseconds(200)), nanoseconds(0));
+    EXPECT_EQ(send_time(nanoseconds(12345), nanoseconds(0)), nanoseconds(12345));
 }
 
 TEST(LoadgenPercentile, NearestRank) {
