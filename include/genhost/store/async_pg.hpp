@@ -115,7 +115,11 @@ class AsyncStatement {
 // Whose lanes a call may use. kShared: `lanes` lanes and one waiting list for every caller.
 // kPerContext: each execution context (an I/O thread's event loop) gets `lanes` lanes and a
 // waiting list of its own, made on its first call; a batch then holds only that thread's calls,
-// is sent and answered on that thread, and no answer has to wake another thread.
+// is sent and answered on that thread, and no answer has to wake another thread. An idle lane
+// sends once the handlers already queued on the thread have run, so the calls of one turn of the
+// event loop share a statement (no timer, no added wait beyond that turn). A context keeps
+// its lanes (and their connections) for the batcher's life, so kPerContext is for calls made on
+// long-lived event loops: the I/O threads'.
 enum class LaneSharing { kShared, kPerContext };
 
 template <class In, class Out>
@@ -166,10 +170,25 @@ class AsyncBatcher {
                     if (idle != nullptr && (!any_busy || group.waiting.size() >= spill_)) {
                         lane = idle;
                         lane->busy = true;
-                        batch = Take(group);
+                        if (sharing_ == LaneSharing::kShared) batch = Take(group);
                     }
                 }
-                if (lane != nullptr) Start(*lane, std::move(batch), executor);
+                if (lane == nullptr) return;
+                if (sharing_ == LaneSharing::kShared) {
+                    Start(*lane, std::move(batch), executor);
+                    return;
+                }
+                // Per context, the lane is taken now and its batch sent once the handlers already
+                // queued on this thread have run: requests read after the same wake-up go in one
+                // statement instead of the first alone and the rest after it.
+                asio::post(executor, [this, lane, executor] {
+                    std::vector<Call> calls;
+                    {
+                        std::lock_guard lock(mu_);
+                        calls = Take(lane->group);
+                    }
+                    Start(*lane, std::move(calls), executor);
+                });
             },
             asio::use_awaitable);
     }
