@@ -434,7 +434,16 @@ TEST_F(Queue, PerContextLanesBatchOnlyTheirOwnThreadsCalls) {
     // loops: with kPerContext every loop gets a connection of its own and its calls are batched
     // only with each other (all three in one statement: the lane sends once the loop's queued
     // handlers have run); with kShared both loops' calls go through the one lane.
-    for (const auto sharing : {store::LaneSharing::kPerContext, store::LaneSharing::kShared}) {
+    // Per context also with two lanes that start once two calls wait: the second lane is taken
+    // too, finds its calls gone to the first, and sends nothing.
+    struct Case {
+        store::LaneSharing sharing;
+        int lanes;
+        std::size_t spill;
+    };
+    for (const auto [sharing, lanes, spill] :
+         {Case{store::LaneSharing::kPerContext, 1, 64}, Case{store::LaneSharing::kPerContext, 2, 2},
+          Case{store::LaneSharing::kShared, 1, 64}}) {
         asio::io_context loops[2];  // outlive the batcher, whose connections wait on them
         std::mutex mu;
         std::vector<std::vector<int>> batches;
@@ -442,7 +451,7 @@ TEST_F(Queue, PerContextLanesBatchOnlyTheirOwnThreadsCalls) {
             *pool_, "per_context_test",
             "SELECT x, pg_backend_pid() FROM unnest($1::int[]) WITH ORDINALITY AS t(x, i) ORDER BY "
             "i",
-            /*idempotent=*/true, /*max_batch=*/64, /*lanes=*/1, /*spill=*/64,
+            /*idempotent=*/true, /*max_batch=*/64, lanes, spill,
             [&](const std::vector<int>& in) {
                 std::lock_guard lock(mu);
                 batches.push_back(in);

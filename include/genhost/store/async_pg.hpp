@@ -186,8 +186,10 @@ class AsyncBatcher {
                     {
                         std::lock_guard lock(mu_);
                         calls = Take(lane->group);
+                        // Another lane of the group, sent first, took them all.
+                        if (calls.empty()) lane->busy = false;
                     }
-                    Start(*lane, std::move(calls), executor);
+                    if (!calls.empty()) Start(*lane, std::move(calls), executor);
                 });
             },
             asio::use_awaitable);
