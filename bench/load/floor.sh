@@ -15,15 +15,14 @@ bench_release_binary
 bench_workspace genhost-floor
 bench_before_cleanup() { [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true; }
 
-ticks() { local t=0 p; for p in "$@"; do [ -r "/proc/$p/stat" ] && t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat"))); done; echo "$t"; }
 # measure NAME URL PID...: one wrk run against URL; CPU of the given server processes and of wrk.
 measure() {
   local name=$1 url=$2; shift 2
   local s0 s1 rate
-  s0=$(ticks "$@")
+  s0=$(cpu_ticks "$@")
   /usr/bin/time -f "%U %S" -o "$work/wrk.time" \
     wrk -t2 -c"$CONNS" -d"${DURATION}s" -s "$work/get.lua" "$url" >"$work/wrk.txt"
-  s1=$(ticks "$@")
+  s1=$(cpu_ticks "$@")
   rate=$(grep -oE "Requests/sec: +[0-9.]+" "$work/wrk.txt" | awk '{print $2}')
   awk -v name="$name" -v r="$rate" -v s=$((s1 - s0)) -v w="$(cat "$work/wrk.time")" -v d="$DURATION" \
     -v hz="$(getconf CLK_TCK)" -v bad="$(grep -c "Non-2xx" "$work/wrk.txt" || true)" \

@@ -43,15 +43,14 @@ floor_pid=$!
 for _ in $(seq 100); do grep -q listening "$work/floor.log" && break; sleep 0.1; done
 
 postmaster=$(head -1 "$work/pg/data/postmaster.pid")
-ticks() { local t=0 p; for p in "$@"; do [ -r "/proc/$p/stat" ] && t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat"))); done; echo "$t"; }
 # measure NAME PORT PID SCENARIO [ARGS...]: one load generator run; rate, CPU per request.
 measure() {
   local name=$1 port=$2 pid=$3 s0 q0 s1 q1 out rate
   shift 3
-  s0=$(ticks "$pid"); q0=$(ticks "$postmaster" $(pgrep -P "$postmaster"))
+  s0=$(cpu_ticks "$pid"); q0=$(cpu_ticks "$postmaster" $(pgrep -P "$postmaster"))
   out=$(build/release/bench/genhost_loadgen --url "http://127.0.0.1:$port" --connections "$CONNS" \
     --duration "$DURATION" --scenario "$@")
-  s1=$(ticks "$pid"); q1=$(ticks "$postmaster" $(pgrep -P "$postmaster"))
+  s1=$(cpu_ticks "$pid"); q1=$(cpu_ticks "$postmaster" $(pgrep -P "$postmaster"))
   rate=$(echo "$out" | grep -oE "Requests/sec: +[0-9.]+" | awk '{print $2}')
   awk -v name="$name" -v r="$rate" -v s=$((s1 - s0)) -v q=$((q1 - q0)) -v d="$DURATION" \
     -v bad="$(echo "$out" | grep -oE "status >= 400: [0-9]+" | grep -oE "[0-9]+$")" \

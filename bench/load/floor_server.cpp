@@ -38,6 +38,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "loadgen_core.hpp"
+
 namespace {
 
 constexpr const char* kCreateSql =
@@ -60,17 +62,6 @@ struct Options {
     std::string org;
     int threads = 2;
 };
-
-bool IEquals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        char x = a[i], y = b[i];
-        if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-        if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-        if (x != y) return false;
-    }
-    return true;
-}
 
 // "2026-11-23T23:37:25.621Z" from microseconds since the epoch, as genhost writes createdAt.
 std::string IsoTime(std::int64_t us) {
@@ -224,7 +215,8 @@ class Loop {
             const std::size_t next = head.find("\r\n", pos + 2);
             const std::string_view line = head.substr(pos + 2, next - pos - 2);
             constexpr std::string_view kName = "content-length:";
-            if (line.size() > kName.size() && IEquals(line.substr(0, kName.size()), kName))
+            if (line.size() > kName.size() &&
+                genhost::loadgen::iequals(line.substr(0, kName.size()), kName))
                 length = std::strtoul(std::string(line.substr(kName.size())).c_str(), nullptr, 10);
             pos = next;
         }

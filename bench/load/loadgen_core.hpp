@@ -12,6 +12,17 @@
 
 namespace genhost::loadgen {
 
+// Whether `a` equals `lower` (lower-case ASCII) ignoring the case of `a`: header names.
+inline bool iequals(std::string_view a, std::string_view lower) {
+    if (a.size() != lower.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        char c = a[i];
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+        if (c != lower[i]) return false;
+    }
+    return true;
+}
+
 // Frames one HTTP/1.1 response with a Content-Length body (what genhost sends) out of bytes as
 // they arrive. feed() returns the response's total length once it is complete, std::nullopt
 // while more bytes are needed; status() is then valid. A response without Content-Length, or a
@@ -66,17 +77,6 @@ class ResponseFramer {
         const std::size_t total = end + 4 + *content_length;
         if (data.size() < total) return std::nullopt;
         return Result{total, status};
-    }
-
-  private:
-    static bool iequals(std::string_view a, std::string_view b) {
-        if (a.size() != b.size()) return false;
-        for (std::size_t i = 0; i < a.size(); ++i) {
-            char c = a[i];
-            if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-            if (c != b[i]) return false;
-        }
-        return true;
     }
 };
 

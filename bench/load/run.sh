@@ -48,13 +48,12 @@ rps() { grep -oE "Requests/sec: +[0-9.]+" | awk '{print $2}'; }
 summary() { grep -E "Requests/sec|status >= 400|socket errors|latency p|CPU per request"; }
 # CPU per request (genhost; PostgreSQL's postmaster and backends) and statements per commit.
 postmaster=$(head -1 "$work/pg/data/postmaster.pid")
-ticks() { local t=0 p; for p in "$@"; do [ -r "/proc/$p/stat" ] && t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat"))); done; echo "$t"; }
 xacts() { psql_ -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = 'genhost'"; }
-mark() { g0=$(ticks "$server_pid"); q0=$(ticks "$postmaster" $(pgrep -P "$postmaster")); x0=$(xacts); }
+mark() { g0=$(cpu_ticks "$server_pid"); q0=$(cpu_ticks "$postmaster" $(pgrep -P "$postmaster")); x0=$(xacts); }
 # cpu_report RATE: the CPU each side spent per request since `mark`, and requests per transaction.
 cpu_report() {
   local g1 q1 x1
-  g1=$(ticks "$server_pid"); q1=$(ticks "$postmaster" $(pgrep -P "$postmaster"))
+  g1=$(cpu_ticks "$server_pid"); q1=$(cpu_ticks "$postmaster" $(pgrep -P "$postmaster"))
   sleep 1  # backends report their counts to pg_stat_database at most once a second
   x1=$(xacts)
   awk -v g=$((g1 - g0)) -v q=$((q1 - q0)) -v x=$((x1 - x0)) -v r="$1" -v d="$DURATION" \

@@ -104,6 +104,14 @@ bench_cleanup() {
   rm -rf "$work"
 }
 
+# cpu_ticks PID...: the CPU time (user + system, in clock ticks) the given processes have used;
+# processes that are gone count nothing.
+cpu_ticks() {
+  local t=0 p
+  for p in "$@"; do [ -r "/proc/$p/stat" ] && t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat"))); done
+  echo "$t"
+}
+
 # bench_release_binary: unless BIN is set, builds the release preset's genhost and sets BIN to it.
 bench_release_binary() {
   if [ -z "${BIN:-}" ]; then
