@@ -9,14 +9,20 @@
 namespace genhost {
 
 namespace {
-std::string FormatUuidV4(std::string b) {
-    b[6] = static_cast<char>((b[6] & 0x0F) | 0x40);
-    b[8] = static_cast<char>((b[8] & 0x3F) | 0x80);
-    const std::string hex = HexEncode(b);
-    std::string out;
-    out.reserve(36);
-    out.append(hex, 0, 8).append("-").append(hex, 8, 4).append("-").append(hex, 12, 4);
-    out.append("-").append(hex, 16, 4).append("-").append(hex, 20, 12);
+// FormatUuidV4 writes 16 random bytes as a version 4 UUID in lower case, setting its version
+// and variant bits.
+std::string FormatUuidV4(const unsigned char* random) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string out(36, '-');
+    std::size_t o = 0;
+    for (int i = 0; i < 16; ++i) {
+        unsigned char b = random[i];
+        if (i == 6) b = static_cast<unsigned char>((b & 0x0F) | 0x40);
+        if (i == 8) b = static_cast<unsigned char>((b & 0x3F) | 0x80);
+        if (i == 4 || i == 6 || i == 8 || i == 10) ++o;  // the dashes at 8, 13, 18 and 23
+        out[o++] = kDigits[b >> 4];
+        out[o++] = kDigits[b & 0x0F];
+    }
     return out;
 }
 }  // namespace
@@ -34,10 +40,11 @@ std::string NewUuid() {
         pool.bytes = RandomBytes(4096);
         pool.used = 0;
     }
-    std::string raw = pool.bytes.substr(pool.used, 16);
-    std::memset(pool.bytes.data() + pool.used, 0, 16);
+    auto* raw = reinterpret_cast<unsigned char*>(pool.bytes.data() + pool.used);
+    std::string id = FormatUuidV4(raw);
+    std::memset(raw, 0, 16);
     pool.used += 16;
-    return FormatUuidV4(std::move(raw));
+    return id;
 }
 
 std::string NewRequestId() {
@@ -60,7 +67,9 @@ std::string NewRequestId() {
     };
     const std::uint64_t n = ++state.counter;
     const std::uint64_t words[2] = {mix(n + state.key), mix(n ^ ~state.key) ^ state.key};
-    return FormatUuidV4(std::string(reinterpret_cast<const char*>(words), sizeof words));
+    unsigned char bytes[sizeof words];
+    std::memcpy(bytes, words, sizeof words);
+    return FormatUuidV4(bytes);
 }
 
 bool IsUuid(std::string_view s) {

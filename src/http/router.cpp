@@ -1,21 +1,25 @@
 #include "genhost/http/router.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace genhost::http {
 
 namespace {
-std::vector<std::string_view> Split(std::string_view path) {
-    std::vector<std::string_view> out;
-    if (path.empty() || path.front() != '/') return out;
+// Split cuts an absolute path into its segments, written to `out`; it returns how many there
+// are, 0 for a path that is not absolute and kMaxSegments + 1 for one with more than
+// kMaxSegments (no route has that many).
+std::size_t Split(std::string_view path, std::span<std::string_view> out) {
+    if (path.empty() || path.front() != '/') return 0;
     path.remove_prefix(1);
+    std::size_t n = 0;
     while (true) {
+        if (n == out.size()) return out.size() + 1;
         const auto slash = path.find('/');
-        out.push_back(path.substr(0, slash));
-        if (slash == std::string_view::npos) break;
+        out[n++] = path.substr(0, slash);
+        if (slash == std::string_view::npos) return n;
         path.remove_prefix(slash + 1);
     }
-    return out;
 }
 }  // namespace
 
@@ -23,7 +27,10 @@ void Router::Add(std::string method, std::string pattern, Handler handler) {
     Route r;
     r.method = std::move(method);
     r.pattern = std::move(pattern);
-    for (const auto s : Split(r.pattern)) r.segments.emplace_back(s);
+    std::array<std::string_view, kMaxSegments> segments;
+    const std::size_t n = Split(r.pattern, segments);
+    if (n == 0 || n > kMaxSegments) throw std::invalid_argument("bad route pattern: " + r.pattern);
+    for (std::size_t i = 0; i < n; ++i) r.segments.emplace_back(segments[i]);
     r.handler = std::move(handler);
     routes_.push_back(std::move(r));
 }
@@ -35,14 +42,14 @@ void Router::AddStreaming(std::string method, std::string pattern, std::size_t m
     routes_.back().body_limit = max_body_bytes;
 }
 
-bool Router::MatchSegments(const Route& route, const std::vector<std::string_view>& segments,
+bool Router::MatchSegments(const Route& route, std::span<const std::string_view> segments,
                            std::map<std::string, std::string>* params) {
     if (route.segments.size() != segments.size()) return false;
     for (std::size_t i = 0; i < segments.size(); ++i) {
         const std::string& want = route.segments[i];
         if (want.size() > 2 && want.front() == '{' && want.back() == '}') {
             if (segments[i].empty()) return false;
-            if (params) (*params)[want.substr(1, want.size() - 2)] = std::string(segments[i]);
+            if (params) params->emplace(want.substr(1, want.size() - 2), segments[i]);
         } else if (want != segments[i]) {
             return false;
         }
@@ -52,22 +59,34 @@ bool Router::MatchSegments(const Route& route, const std::vector<std::string_vie
 
 Router::Match Router::Find(std::string_view method, std::string_view path) const {
     Match m;
-    const auto segments = Split(path);
-    if (segments.empty()) return m;
+    std::array<std::string_view, kMaxSegments> storage;
+    const std::size_t n = Split(path, storage);
+    if (n == 0 || n > kMaxSegments) return m;
+    const std::span<const std::string_view> segments(storage.data(), n);
     const std::string_view effective = method == "HEAD" ? std::string_view("GET") : method;
+    // The first route with this path and method answers; the allow list (for a 405) is only
+    // gathered when there is none.
+    const Route* known = nullptr;
     for (const auto& route : routes_) {
         if (!MatchSegments(route, segments, nullptr)) continue;
-        if (route.method == effective && m.kind != Match::Kind::kFound) {
-            m.kind = Match::Kind::kFound;
-            if (route.streaming) {
-                m.streaming = &route.streaming;
-                m.body_limit = route.body_limit;
-            } else {
-                m.handler = &route.handler;
-            }
-            m.pattern = route.pattern;
-            MatchSegments(route, segments, &m.params);
+        if (known == nullptr) known = &route;
+        if (route.method != effective) continue;
+        m.kind = Match::Kind::kFound;
+        if (route.streaming) {
+            m.streaming = &route.streaming;
+            m.body_limit = route.body_limit;
+        } else {
+            m.handler = &route.handler;
         }
+        m.pattern = route.pattern;
+        MatchSegments(route, segments, &m.params);
+        return m;
+    }
+    if (known == nullptr) return m;
+    m.kind = Match::Kind::kMethodNotAllowed;
+    m.pattern = known->pattern;
+    for (const auto& route : routes_) {
+        if (!MatchSegments(route, segments, nullptr)) continue;
         if (std::find(m.allow.begin(), m.allow.end(), route.method) == m.allow.end()) {
             m.allow.push_back(route.method);
             if (route.method == "GET" &&
@@ -75,10 +94,6 @@ Router::Match Router::Find(std::string_view method, std::string_view path) const
                 m.allow.emplace_back("HEAD");
             }
         }
-        if (m.pattern.empty()) m.pattern = route.pattern;
-    }
-    if (m.kind != Match::Kind::kFound && !m.allow.empty()) {
-        m.kind = Match::Kind::kMethodNotAllowed;
     }
     return m;
 }

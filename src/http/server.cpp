@@ -276,7 +276,7 @@ asio::awaitable<void> Server::AcceptLoop() {
     }
 }
 
-asio::awaitable<Response> Server::Dispatch(Request& request, const Router::Match& match,
+asio::awaitable<Response> Server::Dispatch(Request& request, Router::Match& match,
                                            BodyReader* body) {
     if (match.kind == Router::Match::Kind::kNotFound) {
         request.route = "unmatched";
@@ -290,7 +290,7 @@ asio::awaitable<Response> Server::Dispatch(Request& request, const Router::Match
         e.allow = match.allow;
         co_return Response::Error(e, options_.doc_url);
     }
-    request.params = match.params;
+    request.params = std::move(match.params);
     try {
         if (match.streaming != nullptr) {
             // Only RunSession dispatches, and it hands streaming routes their reader.

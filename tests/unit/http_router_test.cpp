@@ -10,6 +10,7 @@
 #include <boost/asio/use_future.hpp>
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "genhost/http/router.hpp"
@@ -180,6 +181,28 @@ TEST_F(RouterTest, ParameterTakesTheWholeSegmentVerbatim) {
     const auto m = router_.Find("GET", "/v1/tasks/a%2Fb.c-d_e~f");
     ASSERT_EQ(m.kind, Kind::kFound);
     EXPECT_THAT(m.params, ElementsAre(Pair("id", "a%2Fb.c-d_e~f")));
+}
+
+TEST(Router, PathsUpToSixteenSegmentsMatchAndLongerOnesAreNotFound) {
+    std::string sixteen;
+    for (int i = 0; i < 16; ++i) sixteen += "/s" + std::to_string(i);
+    Router router;
+    router.Add("GET", sixteen, Tagged("deep"));
+    const auto m = router.Find("GET", sixteen);
+    ASSERT_EQ(m.kind, Kind::kFound);
+    EXPECT_EQ(Invoke(m), "deep");
+    EXPECT_EQ(router.Find("GET", sixteen + "/s16").kind, Kind::kNotFound);
+    EXPECT_EQ(router.Find("POST", sixteen + "/s16").kind, Kind::kNotFound);
+    std::string many;
+    for (int i = 0; i < 1000; ++i) many += "/x";
+    EXPECT_EQ(router.Find("GET", many).kind, Kind::kNotFound);
+    EXPECT_THROW(router.Add("GET", sixteen + "/s16", Tagged("too deep")), std::invalid_argument);
+}
+
+TEST(Router, RejectsPatternsThatAreNotAbsolutePaths) {
+    Router router;
+    EXPECT_THROW(router.Add("GET", "healthz", Tagged("x")), std::invalid_argument);
+    EXPECT_THROW(router.Add("GET", "", Tagged("x")), std::invalid_argument);
 }
 
 TEST(Router, EmptyRouterFindsNothing) {

@@ -25,7 +25,7 @@ struct Request {
     std::vector<std::pair<std::string, std::string>> headers;  // names lower case
     std::string body;
     std::string request_id;
-    std::string route;                          // pattern of the matched route, for metrics
+    std::string_view route;  // pattern of the matched route (the router's own), for metrics
     std::map<std::string, std::string> params;  // path parameters, e.g. {"id": "..."}
     std::string org_id;                         // set once authenticated, for the access log
     std::string remote_address;

@@ -15,7 +15,10 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <array>
 #include <functional>
+#include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,7 +45,8 @@ class Router {
         const Handler* handler = nullptr;
         const StreamingHandler* streaming = nullptr;  // set instead of handler for streaming routes
         std::size_t body_limit = 0;                   // streaming routes only
-        std::string pattern;
+        // The route's own pattern, valid while the router lives and gets no further route.
+        std::string_view pattern;
         std::map<std::string, std::string> params;
         std::vector<std::string> allow;
     };
@@ -60,7 +64,9 @@ class Router {
         StreamingHandler streaming;
         std::size_t body_limit = 0;
     };
-    static bool MatchSegments(const Route& route, const std::vector<std::string_view>& segments,
+    // A path of more segments than this matches no route.
+    static constexpr std::size_t kMaxSegments = 16;
+    static bool MatchSegments(const Route& route, std::span<const std::string_view> segments,
                               std::map<std::string, std::string>* params);
     std::vector<Route> routes_;
 };

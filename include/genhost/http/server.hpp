@@ -96,7 +96,7 @@ class Server {
     // Internal, used by the connection coroutine.
     boost::asio::awaitable<void> RunSession(std::shared_ptr<Session> session);
     boost::asio::awaitable<void> AcceptLoop();
-    boost::asio::awaitable<Response> Dispatch(Request& request, const Router::Match& match,
+    boost::asio::awaitable<Response> Dispatch(Request& request, Router::Match& match,
                                               BodyReader* body);
 };
 
