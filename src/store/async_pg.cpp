@@ -102,7 +102,10 @@ void AsyncStatement::Exec(asio::any_io_executor ex, std::vector<std::string> par
     params_ = std::move(params);
     done_ = std::move(done);
     retried_ = false;
-    if (conn_ != nullptr && ClosedWhileIdle(PQsocket(conn_), name_)) {
+    // A write must never be sent twice, so a connection the server closed while it sat idle is
+    // found (one poll(2)) and replaced before the write goes out. A read skips that system call:
+    // on such a connection it fails, and Lost sends it once more on a new connection.
+    if (!idempotent_ && conn_ != nullptr && ClosedWhileIdle(PQsocket(conn_), name_)) {
         Drop();  // nothing has been sent on it yet: a new connection is safe, even for a write
     }
     reused_ = used_;

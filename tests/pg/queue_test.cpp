@@ -609,8 +609,9 @@ TEST_F(Queue, ConnectionsClosedWhileIdleAreReopenedBeforeUseAndWritesCutShortAre
                 statement + "%'")[0][0]
             .as<int>();
     };
-    // Connections the server closed while they sat idle are seen to be closed before anything
-    // is sent on them: a poll and a creation both go through on new connections.
+    // Connections the server closed while they sat idle: a creation's is seen to be closed
+    // before anything is sent on it, a poll is sent once more on a new connection; both go
+    // through.
     ASSERT_EQ(kill("tasks WHERE id = ANY"), 1);
     EXPECT_EQ(Status(id), "PENDING");
     ASSERT_EQ(kill("genhost_create_tasks"), 1);
