@@ -51,10 +51,10 @@ http::Handler Authed(App& app, AuthedHandler handler) {
         http::Handler inner = [&app,
                                &handler](http::Request& r) -> asio::awaitable<http::Response> {
             const auto authorization = r.Header("authorization");
-            // Named first: GCC 12 destroys temporaries of a ?: inside a co_await twice.
-            std::string header;
-            if (authorization) header = *authorization;
-            auto principal = co_await app.authenticator.Authenticate(std::move(header));
+            // Named first: GCC 12 destroys temporaries of a ?: inside a co_await twice. A view of
+            // the request's own header, which outlives the call.
+            const std::string_view header = authorization.value_or(std::string_view());
+            auto principal = co_await app.authenticator.Authenticate(header);
             if (!principal) co_return Fail(app, principal.error());
             r.org_id = principal->org_id;
             const auto version = r.Header("x-service-version");

@@ -12,7 +12,7 @@ namespace genhost::api {
 namespace asio = boost::asio;
 
 asio::awaitable<http::Response> GetTask(App& app, http::Request& req, const auth::Principal& who) {
-    const auto task = co_await app.tasks.Get(who.org_id, req.params["id"]);
+    const auto task = co_await app.tasks.Get(who.org_id, std::move(req.params["id"]));
     if (!task) co_return http::Response::Error(ApiError::NotFound("Task not found"), app.doc_url);
 
     std::vector<std::string> urls;

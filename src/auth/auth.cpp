@@ -44,7 +44,8 @@ void Authenticator::Invalidate() {
     ++generation_;
 }
 
-boost::asio::awaitable<Result<Principal>> Authenticator::Authenticate(std::string authorization) {
+boost::asio::awaitable<Result<Principal>> Authenticator::Authenticate(
+    std::string_view authorization) {
     const auto key = ParseBearer(authorization);
     if (!key) co_return ApiError::Unauthorized("Missing or malformed API key");
     const std::string hash = HashKey(*key);

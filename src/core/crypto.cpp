@@ -20,10 +20,19 @@ const EVP_MD* Sha256Md() {
 }  // namespace
 
 Sha256Digest Sha256(std::string_view data) {
+    // One digest context per thread, set up again for each digest: EVP_Digest makes and frees a
+    // context on every call (two allocations), and this runs for every authenticated request.
+    struct Context {
+        EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+        ~Context() { EVP_MD_CTX_free(ctx); }
+    };
+    thread_local Context context;
     Sha256Digest out{};
     unsigned int len = 0;
-    if (EVP_Digest(data.data(), data.size(), out.data(), &len, Sha256Md(), nullptr) != 1) {
-        throw std::runtime_error("EVP_Digest failed");
+    if (context.ctx == nullptr || EVP_DigestInit_ex2(context.ctx, Sha256Md(), nullptr) != 1 ||
+        EVP_DigestUpdate(context.ctx, data.data(), data.size()) != 1 ||
+        EVP_DigestFinal_ex(context.ctx, out.data(), &len) != 1) {
+        throw std::runtime_error("SHA-256 digest failed");
     }
     return out;
 }

@@ -392,6 +392,7 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         const auto q = request.target.find('?');
         request.path = request.target.substr(0, q);
         if (q != std::string::npos) request.query = request.target.substr(q + 1);
+        request.headers.reserve(static_cast<std::size_t>(std::distance(raw.begin(), raw.end())));
         for (const auto& field : raw) {
             std::string name(field.name_string());
             for (auto& c : name) {

@@ -51,8 +51,8 @@ class Authenticator {
     // Authenticate resolves `authorization` (the header value; empty when absent) to a Principal,
     // or a 401 ApiError for a missing, malformed, unknown or disabled key or a suspended
     // organization. Throws DatabaseUnavailable when the key is not cached and the database is
-    // unreachable.
-    boost::asio::awaitable<Result<Principal>> Authenticate(std::string authorization);
+    // unreachable. `authorization` must stay valid until the call completes.
+    boost::asio::awaitable<Result<Principal>> Authenticate(std::string_view authorization);
 
     // Invalidate drops every cached key (called on `genhost_keys` notifications).
     void Invalidate();
