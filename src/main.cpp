@@ -84,6 +84,9 @@ std::shared_ptr<const genhost::catalog::Catalog> LoadCatalog(const Settings& s) 
 
 std::string PublicUrl(const Settings& s) {
     if (!s.public_url.empty()) return s.public_url;
+    // Behind a unix-domain socket only the proxy in front knows the public address: set
+    // GENHOST_PUBLIC_URL (docs/configuration.md).
+    if (!s.listen_unix.empty()) return "http://localhost";
     const bool v6 = s.listen_host.find(':') != std::string::npos;
     return "http://" + (v6 ? "[" + s.listen_host + "]" : s.listen_host) + ":" +
            std::to_string(s.listen_port);
@@ -136,6 +139,7 @@ int Serve(const Settings& settings) {
         genhost::http::ServerOptions hopts;
         hopts.host = s.listen_host;
         hopts.port = s.listen_port;
+        hopts.unix_path = s.listen_unix;
         hopts.io_threads = s.io_threads;
         hopts.max_body_bytes = s.max_body_bytes;
         hopts.max_header_bytes = s.max_header_bytes;
@@ -343,8 +347,13 @@ int Serve(const Settings& settings) {
             std::ofstream(tmp) << server->Port() << "\n";
             std::filesystem::rename(tmp, s.port_file);
         }
-        spdlog::info("genhost listening on {}:{} (public URL {})", s.listen_host, server->Port(),
-                     PublicUrl(s));
+        if (s.listen_unix.empty()) {
+            spdlog::info("genhost listening on {}:{} (public URL {})", s.listen_host,
+                         server->Port(), PublicUrl(s));
+        } else {
+            spdlog::info("genhost listening on unix:{} (public URL {})", s.listen_unix,
+                         PublicUrl(s));
+        }
     }
 
     int sig = 0;

@@ -16,13 +16,16 @@
 //
 //   genhost_loadgen --scenario create|poll [--url http://127.0.0.1:8080] [--connections 16]
 //                   [--threads 2] [--duration 15] [--rate R] [--tick-us 200] [--ids FILE]
+//                   [--unix PATH]   (a unix-domain socket instead of the URL's host and port;
+//                                    the URL still names the Host header)
 // Environment: GENHOST_API_KEY.
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <boost/asio/connect.hpp>
+#include <boost/asio/generic/stream_protocol.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <chrono>
@@ -40,6 +43,7 @@
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
+using Protocol = asio::generic::stream_protocol;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -49,6 +53,7 @@ struct Options {
     std::string port = "8080";
     std::string scenario;
     std::string ids_file;
+    std::string unix_path;  // --unix: connect to this unix-domain socket instead of host:port
     std::string key;
     int connections = 16;
     int threads = 2;
@@ -78,12 +83,12 @@ struct Run {
 
 class Connection {
   public:
-    Connection(asio::io_context& io, const Run& run, Stats& stats, tcp::resolver::results_type ep,
+    Connection(asio::io_context& io, const Run& run, Stats& stats, Protocol::endpoint ep,
                std::size_t index)
         : io_(io),
           run_(run),
           stats_(stats),
-          endpoints_(std::move(ep)),
+          endpoint_(std::move(ep)),
           socket_(io),
           timer_(io),
           index_(index),
@@ -98,9 +103,9 @@ class Connection {
     bool open_loop() const { return run_.options.rate > 0; }
 
     void connect() {
-        asio::async_connect(socket_, endpoints_, [this](boost::system::error_code ec, const auto&) {
+        socket_.async_connect(endpoint_, [this](boost::system::error_code ec) {
             if (ec) return fail();
-            socket_.set_option(tcp::no_delay(true));
+            if (run_.options.unix_path.empty()) socket_.set_option(tcp::no_delay(true));
             next();
         });
     }
@@ -202,8 +207,8 @@ class Connection {
     asio::io_context& io_;
     const Run& run_;
     Stats& stats_;
-    tcp::resolver::results_type endpoints_;
-    tcp::socket socket_;
+    Protocol::endpoint endpoint_;
+    Protocol::socket socket_;
     asio::steady_timer timer_;
     std::size_t index_;
     std::uint64_t sent_ = 0;
@@ -220,7 +225,7 @@ class Connection {
         stderr,
         "genhost_loadgen: %s\nusage: genhost_loadgen --scenario create|poll [--url "
         "http://HOST:PORT] [--connections N] [--threads N] [--duration S] [--rate R] [--tick-us T] "
-        "[--ids FILE]\n",
+        "[--ids FILE] [--unix PATH]\n",
         why);
     std::exit(2);
 }
@@ -244,6 +249,8 @@ Options parse(int argc, char** argv) {
                 if (colon == std::string::npos) usage("--url needs a port");
                 o.host = rest.substr(0, colon);
                 o.port = rest.substr(colon + 1);
+            } else if (arg == "--unix") {
+                o.unix_path = value;
             } else if (arg == "--connections") {
                 o.connections = std::stoi(value);
             } else if (arg == "--threads") {
@@ -296,13 +303,17 @@ int main(int argc, char** argv) {
     run.headers = "Host: " + o.host + ":" + o.port + "\r\nAuthorization: Bearer " + o.key +
                   "\r\nX-Service-Version: 2024-11-06\r\n";
 
-    tcp::resolver::results_type endpoints;
-    {
+    Protocol::endpoint endpoint;
+    if (!o.unix_path.empty()) {
+        endpoint = Protocol::endpoint(asio::local::stream_protocol::endpoint(o.unix_path));
+    } else {
         asio::io_context io;
         tcp::resolver resolver(io);
         boost::system::error_code ec;
-        endpoints = resolver.resolve(o.host, o.port, ec);
-        if (ec) usage(("cannot resolve " + o.host + ": " + ec.message()).c_str());
+        const auto endpoints = resolver.resolve(o.host, o.port, ec);
+        if (ec || endpoints.empty())
+            usage(("cannot resolve " + o.host + ": " + ec.message()).c_str());
+        endpoint = Protocol::endpoint(endpoints.begin()->endpoint());
     }
 
     const int threads = std::min(o.threads, o.connections);
@@ -324,7 +335,7 @@ int main(int argc, char** argv) {
     run.give_up = run.deadline + std::chrono::seconds(2);
     for (int c = 0; c < o.connections; ++c) {
         connections.push_back(std::make_unique<Connection>(*loops[c % threads], run,
-                                                           stats[c % threads], endpoints, c));
+                                                           stats[c % threads], endpoint, c));
     }
     for (int c = 0; c < o.connections; ++c) ++stats[c % threads].active;
     for (auto& c : connections) c->start();

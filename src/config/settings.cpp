@@ -119,7 +119,7 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
     // clang-format off
     desc.add_options()
         ("help,h", "show this help")
-        ("listen", po::value(&listen)->default_value(listen), "GENHOST_LISTEN: host:port to serve on")
+        ("listen", po::value(&listen)->default_value(listen), "GENHOST_LISTEN: host:port to serve on, or unix:PATH for a unix-domain socket")
         ("database-url", po::value(&s.database_url)->default_value(s.database_url), "DATABASE_URL: PostgreSQL connection string")
         ("api-key", po::value(&s.api_key)->default_value(s.api_key), "GENHOST_API_KEY: key provisioned for the default organization")
         ("default-org", po::value(&s.default_org)->default_value(s.default_org), "GENHOST_DEFAULT_ORG")
@@ -182,8 +182,14 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         out.error = e.what();
         return out;
     }
-    if (!SplitListen(listen, s.listen_host, s.listen_port)) {
-        out.error = "invalid listen address (want host:port): " + listen;
+    if (listen.rfind("unix:", 0) == 0) {
+        s.listen_unix = listen.substr(5);
+        if (s.listen_unix.empty()) {
+            out.error = "invalid listen address (want host:port or unix:PATH): " + listen;
+            return out;
+        }
+    } else if (!SplitListen(listen, s.listen_host, s.listen_port)) {
+        out.error = "invalid listen address (want host:port or unix:PATH): " + listen;
         return out;
     }
     if (s.log_format != "json" && s.log_format != "text") {

@@ -11,13 +11,18 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -29,14 +34,26 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using tcp = asio::ip::tcp;
+using Protocol = asio::generic::stream_protocol;
+// A connection over TCP or a unix-domain socket.
+using Stream = beast::basic_stream<Protocol, asio::any_io_executor, beast::unlimited_rate_policy>;
 
 struct Server::Session {
-    explicit Session(tcp::socket socket) : stream(std::move(socket)) {}
-    beast::tcp_stream stream;
+    explicit Session(Protocol::socket socket) : stream(std::move(socket)) {}
+    Stream stream;
     std::atomic<bool> busy{false};
 };
 
 namespace {
+
+// TcpEndpoint reads a generic endpoint that holds an IPv4 or IPv6 address as a TCP endpoint.
+tcp::endpoint TcpEndpoint(const Protocol::endpoint& generic) {
+    tcp::endpoint out;
+    if (generic.size() > out.capacity()) throw std::runtime_error("not an IP endpoint");
+    std::memcpy(out.data(), generic.data(), generic.size());
+    out.resize(generic.size());
+    return out;
+}
 
 bool SaneRequestId(std::string_view id) {
     if (id.empty() || id.size() > 128) return false;
@@ -88,7 +105,7 @@ std::pair<int, std::string> ReadFailure(const beast::error_code& ec, bool got_so
 // for it (see body_reader.hpp). Each Read has its own read timeout.
 class StreamBodyReader final : public BodyReader {
   public:
-    StreamBodyReader(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+    StreamBodyReader(Stream& stream, beast::flat_buffer& buffer,
                      bhttp::request_parser<bhttp::buffer_body>& parser,
                      std::chrono::milliseconds timeout, bool expect_continue)
         : stream_(stream),
@@ -148,7 +165,7 @@ class StreamBodyReader final : public BodyReader {
         return e;
     }
 
-    beast::tcp_stream& stream_;
+    Stream& stream_;
     beast::flat_buffer& buffer_;
     bhttp::request_parser<bhttp::buffer_body>& parser_;
     std::chrono::milliseconds timeout_;
@@ -159,9 +176,8 @@ class StreamBodyReader final : public BodyReader {
 
 // WriteResponse sends `response` as its head (ResponseHead) and, unless BodySent says not, its
 // body, in one gathered write.
-asio::awaitable<beast::error_code> WriteResponse(beast::tcp_stream& stream,
-                                                 const Response& response, unsigned version,
-                                                 bool keep_alive, bool head,
+asio::awaitable<beast::error_code> WriteResponse(Stream& stream, const Response& response,
+                                                 unsigned version, bool keep_alive, bool head,
                                                  std::string_view request_id) {
     const std::string wire_head = ResponseHead(response, version, keep_alive, head, request_id);
     const std::array<asio::const_buffer, 2> wire = {
@@ -175,9 +191,9 @@ asio::awaitable<beast::error_code> WriteResponse(beast::tcp_stream& stream,
 // Linger discards what the client still sends after a response that did not wait for the whole
 // body, for a few seconds, so closing the socket with unread data does not reset the connection
 // before the client has read the response.
-asio::awaitable<void> Linger(beast::tcp_stream& stream) {
+asio::awaitable<void> Linger(Stream& stream) {
     beast::error_code ec;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    stream.socket().shutdown(asio::socket_base::shutdown_send, ec);
     if (ec) co_return;
     stream.expires_after(std::chrono::seconds(5));
     std::array<char, 16 * 1024> scratch;
@@ -211,13 +227,30 @@ Server::Server(ServerOptions options, const Router& router, Metrics& metrics)
 Server::~Server() { Shutdown(std::chrono::milliseconds(0)); }
 
 void Server::Listen() {
+    if (!options_.unix_path.empty()) {
+        // A socket file left by an earlier run is replaced; any other file is not.
+        struct stat st {};
+        if (::lstat(options_.unix_path.c_str(), &st) == 0) {
+            if (!S_ISSOCK(st.st_mode)) {
+                throw std::runtime_error(options_.unix_path + " exists and is not a socket");
+            }
+            ::unlink(options_.unix_path.c_str());
+        }
+        const asio::local::stream_protocol::endpoint endpoint(options_.unix_path);
+        acceptor_.open(Protocol(endpoint.protocol()));
+        acceptor_.bind(Protocol::endpoint(endpoint));
+        acceptor_.listen(asio::socket_base::max_listen_connections);
+        unix_bound_ = true;
+        port_ = 0;
+        return;
+    }
     const auto address = asio::ip::make_address(options_.host);
     const tcp::endpoint endpoint(address, options_.port);
-    acceptor_.open(endpoint.protocol());
+    acceptor_.open(Protocol(endpoint.protocol()));
     acceptor_.set_option(asio::socket_base::reuse_address(true));
-    acceptor_.bind(endpoint);
+    acceptor_.bind(Protocol::endpoint(endpoint));
     acceptor_.listen(asio::socket_base::max_listen_connections);
-    port_ = acceptor_.local_endpoint().port();
+    port_ = TcpEndpoint(acceptor_.local_endpoint()).port();
 }
 
 void Server::Start() {
@@ -251,7 +284,7 @@ asio::awaitable<void> Server::AcceptLoop() {
             spdlog::warn("accept failed: {}", ec.message());
             continue;
         }
-        socket.set_option(tcp::no_delay(true));
+        if (options_.unix_path.empty()) socket.set_option(tcp::no_delay(true));
         auto session = std::make_shared<Session>(std::move(socket));
         {
             std::lock_guard lock(sessions_mu_);
@@ -310,11 +343,11 @@ asio::awaitable<Response> Server::Dispatch(Request& request, Router::Match& matc
 asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
     auto& stream = session->stream;
     beast::flat_buffer buffer;
-    std::string remote;
-    {
+    std::string remote;  // the peer's address; empty over a unix-domain socket
+    if (options_.unix_path.empty()) {
         beast::error_code ec;
         const auto ep = stream.socket().remote_endpoint(ec);
-        if (!ec) remote = ep.address().to_string();
+        if (!ec) remote = TcpEndpoint(ep).address().to_string();
     }
 
     for (;;) {
@@ -444,7 +477,7 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         if (wec || !stay) break;
     }
     beast::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream.socket().shutdown(asio::socket_base::shutdown_send, ignored);
     stream.close();
 }
 
@@ -480,6 +513,7 @@ void Server::Shutdown(std::chrono::milliseconds timeout) {
     // answer.
     beast::error_code ignored;
     acceptor_.close(ignored);
+    if (unix_bound_) ::unlink(options_.unix_path.c_str());
 }
 
 }  // namespace genhost::http

@@ -262,6 +262,17 @@ TEST(Parse, ListenRejectsMissingPartsFromFlagAndEnvironment) {
     }
 }
 
+TEST(Parse, ListenOnAUnixSocket) {
+    const auto r = ParseArgs({"--listen", "unix:/run/genhost/api.sock"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.settings.listen_unix, "/run/genhost/api.sock");
+    const auto env = ParseArgs({}, {{"GENHOST_LISTEN", "unix:relative.sock"}});
+    ASSERT_EQ(env.error, "");
+    EXPECT_EQ(env.settings.listen_unix, "relative.sock");
+    EXPECT_EQ(ParseArgs({"--listen", "127.0.0.1:80"}).settings.listen_unix, "");
+    EXPECT_THAT(ParseArgs({"--listen", "unix:"}).error, HasSubstr("listen"));
+}
+
 // --- malformed values ----------------------------------------------------------------------
 
 TEST(Parse, RejectsNonNumericEnvironmentValues) {

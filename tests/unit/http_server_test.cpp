@@ -23,8 +23,13 @@
 #include <nlohmann/json.hpp>
 
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <condition_variable>
+#include <cstdio>
+#include <fstream>
 #include <future>
 #include <mutex>
 #include <string>
@@ -623,6 +628,87 @@ TEST(ServerListen, BusyPortThrows) {
     options.port = a.Port();
     Server b(options, router, metrics);
     EXPECT_ANY_THROW(b.Listen());
+}
+
+// --- a unix-domain socket instead of host and port ------------------------------------------
+
+// UnixExchange sends `request` over a new connection to the unix-domain socket at `path` and
+// returns everything the server sent until it closed the connection ("" when it cannot connect).
+std::string UnixExchange(const std::string& path, const std::string& request) {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::snprintf(address.sun_path, sizeof address.sun_path, "%s", path.c_str());
+    std::string out;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+        ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+            static_cast<ssize_t>(request.size())) {
+        char buf[4096];
+        for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) out.append(buf, n);
+    }
+    ::close(fd);
+    return out;
+}
+
+std::string UnixPath() { return "/tmp/genhost-test-" + NewUuid().substr(0, 8) + ".sock"; }
+
+TEST(ServerUnixSocket, AnswersOverTheSocketAndRemovesItAtShutdown) {
+    Router router;
+    router.Add("GET", "/hello", [](Request& req) -> asio::awaitable<Response> {
+        co_return Response::Json(200, {{"hello", "world"}, {"remote", req.remote_address}});
+    });
+    Metrics metrics;
+    ServerOptions options;
+    options.unix_path = UnixPath();
+    options.io_threads = 2;
+    Server server(options, router, metrics);
+    server.Listen();
+    EXPECT_EQ(server.Port(), 0);
+    server.Start();
+    for (int i = 0; i < 2; ++i) {
+        const std::string response =
+            UnixExchange(options.unix_path,
+                         "GET /hello HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+        EXPECT_EQ(response.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << response;
+        EXPECT_THAT(response, HasSubstr("X-Request-Id: "));
+        EXPECT_THAT(response, HasSubstr(R"({"hello":"world","remote":""})"));
+    }
+    const std::string missing = UnixExchange(
+        options.unix_path, "GET /nothing HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    EXPECT_EQ(missing.rfind("HTTP/1.1 404 Not Found\r\n", 0), 0u) << missing;
+    server.Shutdown(1000ms);
+    struct stat st {};
+    EXPECT_NE(::lstat(options.unix_path.c_str(), &st), 0) << "the socket file is left behind";
+}
+
+TEST(ServerUnixSocket, ReplacesAStaleSocketFileButNoOtherFile) {
+    Router router;
+    Metrics metrics;
+    ServerOptions options;
+    options.unix_path = UnixPath();
+    options.io_threads = 1;
+    {
+        // A socket file whose server is gone, as a crash leaves it.
+        const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        std::snprintf(address.sun_path, sizeof address.sun_path, "%s", options.unix_path.c_str());
+        ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+        ::close(fd);
+    }
+    {
+        Server server(options, router, metrics);
+        EXPECT_NO_THROW(server.Listen());
+    }
+    ::unlink(options.unix_path.c_str());
+    { std::ofstream(options.unix_path) << "not a socket"; }
+    Server server(options, router, metrics);
+    EXPECT_ANY_THROW(server.Listen());
+    std::ifstream kept(options.unix_path);
+    std::string text;
+    std::getline(kept, text);
+    EXPECT_EQ(text, "not a socket");
+    ::unlink(options.unix_path.c_str());
 }
 
 }  // namespace

@@ -15,6 +15,7 @@ namespace genhost::config {
 struct Settings {
     std::string listen_host = "127.0.0.1";
     unsigned short listen_port = 8080;
+    std::string listen_unix;   // GENHOST_LISTEN=unix:PATH: a unix-domain socket instead
     std::string database_url;  // required for serve / migrate / keys / tasks
     std::string api_key;       // provisioned for the default organization when set
     std::string default_org = "default";

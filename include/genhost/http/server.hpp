@@ -22,6 +22,7 @@
 #include "genhost/http/metrics.hpp"
 #include "genhost/http/router.hpp"
 
+#include <boost/asio/generic/stream_protocol.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 
@@ -39,6 +40,9 @@ namespace genhost::http {
 struct ServerOptions {
     std::string host = "127.0.0.1";
     unsigned short port = 8080;
+    // When set, the server listens on this unix-domain socket instead of host and port (a socket
+    // file already there is replaced; it is removed at Shutdown).
+    std::string unix_path;
     int io_threads = 2;
     std::size_t max_body_bytes = 24 * 1024 * 1024;
     std::size_t max_header_bytes = 16 * 1024;
@@ -56,7 +60,7 @@ class Server {
     // Listen binds and listens (port 0 picks a free port); throws on failure.
     void Listen();
 
-    // Port returns the bound port (after Listen).
+    // Port returns the bound port (after Listen; 0 on a unix-domain socket).
     unsigned short Port() const { return port_; }
 
     // SetDocUrl sets the docUrl of the server's own error bodies; call it before Start (the
@@ -82,8 +86,9 @@ class Server {
     // One per I/O thread; the first also runs the accept loop.
     std::vector<std::unique_ptr<boost::asio::io_context>> contexts_;
     unsigned next_context_ = 0;  // the accept loop's alone
-    boost::asio::ip::tcp::acceptor acceptor_;
+    boost::asio::basic_socket_acceptor<boost::asio::generic::stream_protocol> acceptor_;
     unsigned short port_ = 0;
+    bool unix_bound_ = false;  // Listen bound options_.unix_path: Shutdown removes it
     std::vector<std::thread> threads_;
     std::atomic<bool> stopping_{false};
     std::atomic<int> in_flight_{0};
