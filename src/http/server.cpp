@@ -284,7 +284,11 @@ asio::awaitable<void> Server::AcceptLoop() {
             spdlog::warn("accept failed: {}", ec.message());
             continue;
         }
-        if (options_.unix_path.empty()) socket.set_option(tcp::no_delay(true));
+        if (options_.unix_path.empty()) {
+            // Never throws: an exception here would end the accept loop.
+            beast::error_code ignored;
+            socket.set_option(tcp::no_delay(true), ignored);
+        }
         auto session = std::make_shared<Session>(std::move(socket));
         {
             std::lock_guard lock(sessions_mu_);
