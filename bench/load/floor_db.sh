@@ -13,31 +13,25 @@ cd "$GENHOST_ROOT"
 install_packages postgresql-contrib
 CONNS=${CONNS:-16}
 DURATION=${DURATION:-15}
-cmake --preset release >/dev/null
-cmake --build --preset release --target genhost genhost_loadgen genhost_floor_server >/dev/null
-BIN=build/release/genhost
+bench_build_release genhost_loadgen genhost_floor_server
 
 bench_workspace genhost-floor-db
 floor_pid=""
 bench_before_cleanup() { stop_pid "$floor_pid"; }
 dsn="host=$work/pg/run dbname=postgres user=postgres"
-psql_() { as_pg_user "$PG_BIN/psql" -h "$work/pg/run" -U postgres -d postgres -Atq "$@"; }
 
 echo "== pgbench ceiling (-c$CONNS -j2 -T$DURATION -M prepared)"
-psql_ -c "CREATE TABLE bench_rows (id uuid PRIMARY KEY, seq bigserial UNIQUE, org_id uuid, payload jsonb)"
+bench_psql -c "CREATE TABLE bench_rows (id uuid PRIMARY KEY, seq bigserial UNIQUE, org_id uuid, payload jsonb)"
 for f in pg_insert pg_select; do
   as_pg_user "$PG_BIN/pgbench" -h "$work/pg/run" -U postgres -n -M prepared -c "$CONNS" -j 2 \
     -T "$DURATION" -f "$here/$f.sql" postgres 2>/dev/null | grep -E "^tps"
 done
 
-cat > "$work/tiers.json" <<JSON
-{"tiers": [{"tier": 1, "max_concurrent_generations": 20, "max_daily_generations": 100000000,
-            "max_monthly_spend_usd": 100000}]}
-JSON
+bench_open_tier
 bench_start_genhost 18181 GENHOST_DEFAULT_TIER=1 GENHOST_TIERS_FILE="$work/tiers.json" GENHOST_ROLE=api \
   GENHOST_IO_THREADS=2 GENHOST_DB_THREADS=2
 export GENHOST_API_KEY="$key"
-org=$(psql_ -c "SELECT id FROM organizations LIMIT 1")
+org=$(bench_psql -c "SELECT id FROM organizations LIMIT 1")
 build/release/bench/genhost_floor_server --port 18182 --dsn "$dsn" --org "$org" >"$work/floor.log" 2>&1 &
 floor_pid=$!
 for _ in $(seq 100); do grep -q listening "$work/floor.log" && break; sleep 0.1; done
@@ -62,7 +56,7 @@ measure() {
 echo "== task creation: $CONNS connections, ${DURATION}s"
 measure "floor server, create" 18182 "$floor_pid" create
 measure "genhost, create" 18181 "$server_pid" create
-psql_ -c "SELECT id FROM tasks ORDER BY random() LIMIT 20000" >"$work/ids"
+bench_psql -c "SELECT id FROM tasks ORDER BY random() LIMIT 20000" >"$work/ids"
 echo "== task polling: $CONNS connections, ${DURATION}s"
 measure "floor server, poll" 18182 "$floor_pid" poll --ids "$work/ids"
 measure "genhost, poll" 18181 "$server_pid" poll --ids "$work/ids"

@@ -19,20 +19,14 @@ install_packages postgresql-contrib
 CONNS=${CONNS:-16}
 DURATION=${DURATION:-10}
 ROUNDS=${ROUNDS:-3}
-cmake --preset release >/dev/null
-cmake --build --preset release --target genhost genhost_loadgen >/dev/null
-BIN=build/release/genhost
+bench_build_release genhost_loadgen
 
 bench_workspace genhost-bench
 unix_pid=""
 bench_before_cleanup() { stop_pid "$unix_pid"; }
 dsn="host=$work/pg/run dbname=postgres user=postgres"
-psql_() { as_pg_user "$PG_BIN/psql" -h "$work/pg/run" -U postgres -d postgres -Atq "$@"; }
 
-cat > "$work/tiers.json" <<JSON
-{"tiers": [{"tier": 1, "max_concurrent_generations": 20, "max_daily_generations": 100000000,
-            "max_monthly_spend_usd": 100000}]}
-JSON
+bench_open_tier
 # API role: the load is on the front end and the database; no workers render images meanwhile.
 settings=(GENHOST_DEFAULT_TIER=1 GENHOST_TIERS_FILE="$work/tiers.json" GENHOST_ROLE=api
   GENHOST_IO_THREADS="${IO_THREADS:-2}" GENHOST_DB_THREADS="${DB_THREADS:-2}")
@@ -44,11 +38,11 @@ env DATABASE_URL="$dsn" GENHOST_API_KEY="$key" GENHOST_LISTEN="unix:$sock" \
   "$BIN" serve >"$work/server-unix.log" 2>&1 &
 unix_pid=$!
 for _ in $(seq 100); do curl -sf --unix-socket "$sock" http://localhost/readyz >/dev/null && break; sleep 0.1; done
-psql_ -c "CREATE TABLE bench_rows (id uuid PRIMARY KEY, seq bigserial UNIQUE, org_id uuid, payload jsonb)"
+bench_psql -c "CREATE TABLE bench_rows (id uuid PRIMARY KEY, seq bigserial UNIQUE, org_id uuid, payload jsonb)"
 
 # Each pass prints one line and leaves its rate in $rate.
 postmaster=$(head -1 "$work/pg/data/postmaster.pid")
-xacts() { psql_ -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = 'postgres'"; }
+xacts() { bench_psql -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = 'postgres'"; }
 pgbench_pass() {  # NAME SCRIPT
   local out
   out=$(as_pg_user "$PG_BIN/pgbench" -h "$work/pg/run" -U postgres -n -M prepared -c "$CONNS" -j 2 \
@@ -82,7 +76,7 @@ for round in $(seq "$ROUNDS"); do
   pgbench_pass "pgbench insert" pg_insert; ins+=("$rate")
   genhost_pass "create, TCP" "$server_pid" --scenario create; cre+=("$rate")
   genhost_pass "create, unix socket" "$unix_pid" --scenario create --unix "$sock"; creu+=("$rate")
-  [ -s "$work/ids" ] || psql_ -c "SELECT id FROM tasks ORDER BY random() LIMIT 20000" > "$work/ids"
+  [ -s "$work/ids" ] || bench_psql -c "SELECT id FROM tasks ORDER BY random() LIMIT 20000" > "$work/ids"
   pgbench_pass "pgbench select" pg_select; sel+=("$rate")
   genhost_pass "poll, TCP" "$server_pid" --scenario poll --ids "$work/ids"; pol+=("$rate")
   genhost_pass "poll, unix socket" "$unix_pid" --scenario poll --ids "$work/ids" --unix "$sock"
@@ -112,11 +106,11 @@ build/release/bench/genhost_loadgen --url http://127.0.0.1:18181 --connections "
   --duration "$DURATION" --scenario poll --ids "$work/ids" --rate "$(half "${pol[@]}")" | summary
 
 echo "== server memory after 100,000 tasks (the TCP server)"
-while [ "$(psql_ -c 'SELECT count(*) FROM tasks')" -lt 100000 ]; do
+while [ "$(bench_psql -c 'SELECT count(*) FROM tasks')" -lt 100000 ]; do
   build/release/bench/genhost_loadgen --url http://127.0.0.1:18181 --connections "$CONNS" \
     --duration 5 --scenario create >/dev/null
 done
 build/release/bench/genhost_loadgen --url http://127.0.0.1:18181 --connections "$CONNS" \
   --duration 5 --scenario poll --ids "$work/ids" >/dev/null
-echo "tasks: $(psql_ -c 'SELECT count(*) FROM tasks')"
+echo "tasks: $(bench_psql -c 'SELECT count(*) FROM tasks')"
 grep -E "VmRSS|VmHWM" "/proc/$server_pid/status"

@@ -114,11 +114,27 @@ cpu_ticks() {
 
 # bench_release_binary: unless BIN is set, builds the release preset's genhost and sets BIN to it.
 bench_release_binary() {
-  if [ -z "${BIN:-}" ]; then
-    cmake --preset release >/dev/null
-    cmake --build --preset release --target genhost >/dev/null
-    BIN=build/release/genhost
-  fi
+  if [ -z "${BIN:-}" ]; then bench_build_release; fi
+}
+
+# bench_build_release TARGET...: builds the release preset's genhost and the given targets and
+# sets BIN to genhost.
+bench_build_release() {
+  cmake --preset release >/dev/null
+  cmake --build --preset release --target genhost "$@" >/dev/null
+  BIN=build/release/genhost
+}
+
+# bench_psql ARGS...: psql on the workspace's PostgreSQL (bench_workspace), unaligned and quiet.
+bench_psql() { as_pg_user "$PG_BIN/psql" -h "$work/pg/run" -U postgres -d postgres -Atq "$@"; }
+
+# bench_open_tier: writes $work/tiers.json, a tier 1 of 20 concurrent generations and no practical
+# daily limit, for benchmarks that create tasks by the hundred thousand.
+bench_open_tier() {
+  cat > "$work/tiers.json" <<JSON
+{"tiers": [{"tier": 1, "max_concurrent_generations": 20, "max_daily_generations": 100000000,
+            "max_monthly_spend_usd": 100000}]}
+JSON
 }
 
 # bench_start_genhost PORT [NAME=VALUE...]: starts `$BIN serve` on 127.0.0.1:PORT against the

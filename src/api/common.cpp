@@ -3,7 +3,9 @@
 #include "genhost/store/database.hpp"
 #include "genhost/validate/json_body.hpp"
 
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 
 namespace genhost::api {
@@ -105,11 +107,29 @@ asio::awaitable<Result<nlohmann::json>> CheckedBody(App& app, std::string_view b
     co_return std::move(*out);
 }
 
-nlohmann::json CreditsJson(double credits) {
+namespace {
+// WholeCredits is `credits` as an integer when it is a whole number CreditsJson writes as one.
+std::optional<std::int64_t> WholeCredits(double credits) {
     if (std::isfinite(credits) && std::floor(credits) == credits && std::fabs(credits) < 1e15) {
         return static_cast<std::int64_t>(credits);
     }
+    return std::nullopt;
+}
+}  // namespace
+
+nlohmann::json CreditsJson(double credits) {
+    if (const auto whole = WholeCredits(credits)) return *whole;
     return credits;
+}
+
+void AppendCreditsJson(std::string& out, double credits) {
+    if (const auto whole = WholeCredits(credits)) {
+        char digits[24];
+        const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, *whole);
+        out.append(digits, end);
+        return;
+    }
+    out += nlohmann::json(credits).dump();
 }
 
 TierLimits LimitsFor(const catalog::Catalog& catalog, int tier, const std::string& model) {

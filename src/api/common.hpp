@@ -52,5 +52,8 @@ boost::asio::awaitable<Result<nlohmann::json>> CheckedBody(App& app, std::string
 
 // CreditsJson renders a credit amount: an integer when whole, else a number.
 nlohmann::json CreditsJson(double credits);
+// AppendCreditsJson appends CreditsJson(credits) as JSON text to `out` (a whole amount without
+// building a json value: it is written for every task record and creation).
+void AppendCreditsJson(std::string& out, double credits);
 
 }  // namespace genhost::api

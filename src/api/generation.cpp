@@ -113,7 +113,7 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
     // {id, estimatedCost}, written directly (the id is ours: a canonical uuid); the bytes
     // nlohmann's dump gave, keys in its order.
     std::string body = "{\"estimatedCost\":{\"credits\":";
-    body += CreditsJson(credits).dump();
+    AppendCreditsJson(body, credits);
     body += "},\"id\":\"";
     body += id;
     body += "\"}";

@@ -5,10 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <charconv>
-#include <cmath>
-#include <cstdint>
-
 namespace genhost::api {
 
 namespace {
@@ -34,19 +30,6 @@ void AppendString(std::string& out, std::string_view s) {
                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-// AppendCredits writes CreditsJson(credits) as nlohmann would: a whole number of credits as an
-// integer without going through a json value, anything else through it.
-void AppendCredits(std::string& out, double credits) {
-    if (std::isfinite(credits) && std::floor(credits) == credits && std::fabs(credits) < 1e15) {
-        char digits[24];
-        const auto [end, ec] =
-            std::to_chars(digits, digits + sizeof digits, static_cast<std::int64_t>(credits));
-        out.append(digits, end);
-        return;
-    }
-    out += CreditsJson(credits).dump();
-}
-
 }  // namespace
 
 std::string TaskJson(const store::TaskRecord& task, const std::vector<std::string>& output_urls) {
@@ -55,7 +38,7 @@ std::string TaskJson(const store::TaskRecord& task, const std::vector<std::strin
     out += "{\"createdAt\":";
     AppendString(out, FormatTimestamp(task.created_at));
     out += ",\"estimatedCost\":{\"credits\":";
-    AppendCredits(out, task.estimated_credits);
+    AppendCreditsJson(out, task.estimated_credits);
     out += '}';
     if (task.status == "FAILED") {
         out += ",\"failure\":";

@@ -634,11 +634,16 @@ TEST(ServerListen, BusyPortThrows) {
 
 // UnixExchange sends `request` over a new connection to the unix-domain socket at `path` and
 // returns everything the server sent until it closed the connection ("" when it cannot connect).
-std::string UnixExchange(const std::string& path, const std::string& request) {
-    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+sockaddr_un UnixAddress(const std::string& path) {
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
     std::snprintf(address.sun_path, sizeof address.sun_path, "%s", path.c_str());
+    return address;
+}
+
+std::string UnixExchange(const std::string& path, const std::string& request) {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un address = UnixAddress(path);
     std::string out;
     if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
         ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
@@ -690,9 +695,7 @@ TEST(ServerUnixSocket, ReplacesAStaleSocketFileButNoOtherFile) {
     {
         // A socket file whose server is gone, as a crash leaves it.
         const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-        sockaddr_un address{};
-        address.sun_family = AF_UNIX;
-        std::snprintf(address.sun_path, sizeof address.sun_path, "%s", options.unix_path.c_str());
+        sockaddr_un address = UnixAddress(options.unix_path);
         ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
         ::close(fd);
     }
