@@ -4,8 +4,11 @@
 # single-row insert and primary-key select (the ceiling), then task creation and polling, each
 # against genhost_floor_server (bench/load/floor_server.cpp: the same statements and tables with
 # no authentication, validation, routing or logging) and against genhost, with the same load
-# generator. Prints each one's rate and the CPU per request of the server and of PostgreSQL.
-#   CONNS (16)  DURATION (15)
+# generator. A second floor server stores creations with a bare INSERT of the task rows
+# (--insert-only), without the limits' bookkeeping: the bound for any server that keeps them.
+# Prints each one's rate and the CPU per request of the server and of PostgreSQL; with ROUNDS
+# above 1 the passes are repeated in turn, since this machine's speed drifts within a minute.
+#   CONNS (16)  DURATION (15)  ROUNDS (1)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../scripts/lib/common.sh"
@@ -13,19 +16,26 @@ cd "$GENHOST_ROOT"
 install_packages postgresql-contrib
 CONNS=${CONNS:-16}
 DURATION=${DURATION:-15}
+ROUNDS=${ROUNDS:-1}
 bench_build_release genhost_loadgen genhost_floor_server
 
 bench_workspace genhost-floor-db
 floor_pid=""
-bench_before_cleanup() { stop_pid "$floor_pid"; }
+bare_pid=""
+bench_before_cleanup() {
+  stop_pid "$floor_pid"
+  stop_pid "$bare_pid"
+}
 dsn="host=$work/pg/run dbname=postgres user=postgres"
 
-echo "== pgbench ceiling (-c$CONNS -j2 -T$DURATION -M prepared)"
 bench_psql -c "CREATE TABLE bench_rows (id uuid PRIMARY KEY, seq bigserial UNIQUE, org_id uuid, payload jsonb)"
-for f in pg_insert pg_select; do
-  as_pg_user "$PG_BIN/pgbench" -h "$work/pg/run" -U postgres -n -M prepared -c "$CONNS" -j 2 \
-    -T "$DURATION" -f "$here/$f.sql" postgres 2>/dev/null | grep -E "^tps"
-done
+# ceiling NAME SCRIPT: one pgbench pass (-M prepared) of bench/load/SCRIPT.sql.
+ceiling() {
+  local tps
+  tps=$(as_pg_user "$PG_BIN/pgbench" -h "$work/pg/run" -U postgres -n -M prepared -c "$CONNS" -j 2 \
+    -T "$DURATION" -f "$here/$2.sql" postgres 2>/dev/null | grep -oE "^tps = [0-9]+" | grep -oE "[0-9]+$")
+  printf "%-22s %8s req/s\n" "$1" "$tps"
+}
 
 bench_open_tier
 bench_start_genhost 18181 GENHOST_DEFAULT_TIER=1 GENHOST_TIERS_FILE="$work/tiers.json" GENHOST_ROLE=api \
@@ -34,7 +44,13 @@ export GENHOST_API_KEY="$key"
 org=$(bench_psql -c "SELECT id FROM organizations LIMIT 1")
 build/release/bench/genhost_floor_server --port 18182 --dsn "$dsn" --org "$org" >"$work/floor.log" 2>&1 &
 floor_pid=$!
-for _ in $(seq 100); do grep -q listening "$work/floor.log" && break; sleep 0.1; done
+build/release/bench/genhost_floor_server --port 18183 --dsn "$dsn" --org "$org" --insert-only \
+  >"$work/bare.log" 2>&1 &
+bare_pid=$!
+for _ in $(seq 100); do
+  grep -q listening "$work/floor.log" && grep -q listening "$work/bare.log" && break
+  sleep 0.1
+done
 
 postmaster=$(head -1 "$work/pg/data/postmaster.pid")
 # measure NAME PORT PID SCENARIO [ARGS...]: one load generator run; rate, CPU per request.
@@ -53,10 +69,15 @@ measure() {
              name, r, s * 1e6 / hz / n, q * 1e6 / hz / n, bad }'
 }
 
-echo "== task creation: $CONNS connections, ${DURATION}s"
-measure "floor server, create" 18182 "$floor_pid" create
-measure "genhost, create" 18181 "$server_pid" create
-bench_psql -c "SELECT id FROM tasks ORDER BY random() LIMIT 20000" >"$work/ids"
-echo "== task polling: $CONNS connections, ${DURATION}s"
-measure "floor server, poll" 18182 "$floor_pid" poll --ids "$work/ids"
-measure "genhost, poll" 18181 "$server_pid" poll --ids "$work/ids"
+for round in $(seq "$ROUNDS"); do
+  echo "== round $round: task creation, $CONNS connections, ${DURATION}s a pass"
+  ceiling "pgbench insert" pg_insert
+  measure "floor server, create" 18182 "$floor_pid" create
+  measure "floor, bare insert" 18183 "$bare_pid" create
+  measure "genhost, create" 18181 "$server_pid" create
+  [ -s "$work/ids" ] || bench_psql -c "SELECT id FROM tasks ORDER BY random() LIMIT 20000" >"$work/ids"
+  echo "== round $round: task polling, $CONNS connections, ${DURATION}s a pass"
+  ceiling "pgbench select" pg_select
+  measure "floor server, poll" 18182 "$floor_pid" poll --ids "$work/ids"
+  measure "genhost, poll" 18181 "$server_pid" poll --ids "$work/ids"
+done

@@ -13,7 +13,10 @@
 // It is not a server to use; it is a yardstick. Each thread runs its own epoll loop on its own
 // SO_REUSEPORT listening socket, with non-blocking libpq.
 //
-//   genhost_floor_server --port P --dsn DSN --org ORG_ID [--threads 2]
+//   genhost_floor_server --port P --dsn DSN --org ORG_ID [--threads 2] [--insert-only]
+//
+// --insert-only stores a creation with a bare INSERT of the task rows, without the limits'
+// bookkeeping: the least PostgreSQL can be asked to do for it.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <libpq-fe.h>
@@ -24,6 +27,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -45,6 +49,15 @@ namespace {
 constexpr const char* kCreateSql =
     "SELECT result, retry_after, (extract(epoch FROM created_at) * 1000000)::bigint"
     " FROM genhost_create_tasks($1::jsonb)";
+// With --insert-only: the task rows alone, as THROTTLED tasks of the open tier's flood, without
+// the limits' bookkeeping (the daily count, the concurrency slots, the waiting-task check). No
+// server that keeps those limits can spend less in PostgreSQL on a creation.
+constexpr const char* kInsertOnlySql =
+    "INSERT INTO tasks (id, org_id, endpoint, model, limit_key, status, input, estimated_credits)"
+    " SELECT (e->>'id')::uuid, (e->>'org_id')::uuid, e->>'endpoint', e->>'model',"
+    " e->>'limit_key', 'THROTTLED', e->'input', (e->>'credits')::double precision"
+    " FROM jsonb_array_elements($1::jsonb) e"
+    " RETURNING 'THROTTLED', 0, (extract(epoch FROM created_at) * 1000000)::bigint";
 constexpr const char* kGetSql =
     "SELECT id, endpoint, model, status, (extract(epoch FROM created_at) * 1000000)::bigint,"
     " estimated_credits, progress, outputs, failure, failure_code, org_id"
@@ -61,6 +74,7 @@ struct Options {
     std::string dsn;
     std::string org;
     int threads = 2;
+    bool insert_only = false;
 };
 
 // "2026-11-23T23:37:25.621Z" from microseconds since the epoch, as genhost writes createdAt.
@@ -119,7 +133,7 @@ class Loop {
             listen(listen_, 1024) != 0)
             Die("cannot listen on 127.0.0.1:" + std::to_string(o.port));
         Watch(listen_, EPOLLIN, &listen_);
-        Connect(create_, "floor_create", kCreateSql);
+        Connect(create_, "floor_create", o_.insert_only ? kInsertOnlySql : kCreateSql);
         Connect(get_, "floor_get", kGetSql);
     }
 
@@ -237,9 +251,14 @@ class Loop {
         }
     }
 
+    // The shape of genhost's task ids (NewOrderedUuid): the milliseconds since 1970 in the first
+    // 48 bits, the version 4 nibble, the RFC 4122 variant, and random bits.
     std::string NewId() {
-        std::uint64_t a = rng_(), b = rng_();
-        a = (a & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;
+        const auto ms =
+            static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                           std::chrono::system_clock::now().time_since_epoch())
+                                           .count());
+        std::uint64_t a = (ms << 16) | (rng_() & 0x0fffULL) | 0x4000ULL, b = rng_();
         b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;
         char buf[37];
         std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx",
@@ -387,8 +406,15 @@ class Loop {
 
 int main(int argc, char** argv) {
     Options o;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string arg = argv[i], value = argv[i + 1];
+    for (int i = 1; i < argc; i += 2) {
+        const std::string arg = argv[i];
+        if (arg == "--insert-only") {
+            o.insert_only = true;
+            --i;
+            continue;
+        }
+        if (i + 1 >= argc) Die("missing value for " + arg);
+        const std::string value = argv[i + 1];
         if (arg == "--port") {
             o.port = std::atoi(value.c_str());
         } else if (arg == "--dsn") {
@@ -402,7 +428,8 @@ int main(int argc, char** argv) {
         }
     }
     if (o.port <= 0 || o.dsn.empty() || o.org.empty() || o.threads < 1)
-        Die("usage: genhost_floor_server --port P --dsn DSN --org ORG_ID [--threads N]");
+        Die("usage: genhost_floor_server --port P --dsn DSN --org ORG_ID [--threads N]"
+            " [--insert-only]");
     std::random_device seed;
     std::vector<std::unique_ptr<Loop>> loops;
     for (int t = 0; t < o.threads; ++t)

@@ -47,7 +47,7 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
         avatar["portrait"] = "data:image/jpeg;base64," + Base64Encode(found.portrait);
         avatar["voice"] = nlohmann::json::parse(found.voice_json);
     }
-    const std::string id = NewUuid();
+    const std::string id = NewOrderedUuid();
 
     // Media inputs: fetched, decoded or looked up, probed and checked on the asset pool; the
     // stored input then names the files instead of holding the bytes (src/assets, docs/assets.md).

@@ -3,6 +3,7 @@
 #include "genhost/core/crypto.hpp"
 
 #include <cctype>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 
@@ -44,6 +45,23 @@ std::string NewUuid() {
     std::string id = FormatUuidV4(raw);
     std::memset(raw, 0, 16);
     pool.used += 16;
+    return id;
+}
+
+std::string NewOrderedUuid() {
+    // The first 48 bits are the milliseconds since 1970 (big-endian, as in UUID version 7); the
+    // version nibble still says 4 and the variant is RFC 4122's, as SPEC.md's uuid pattern asks,
+    // and the other 74 bits are random. Ids made later sort later, so a primary-key index takes
+    // them at its right edge instead of at random pages (docs/decisions.md, "Task ids").
+    std::string id = NewUuid();
+    const auto ms =
+        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count());
+    static constexpr char kDigits[] = "0123456789abcdef";
+    // 12 hex digits at positions 0-7 and 9-12 of "xxxxxxxx-xxxx-4xxx-...".
+    static constexpr int kPositions[12] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12};
+    for (int i = 0; i < 12; ++i) id[kPositions[i]] = kDigits[(ms >> (44 - 4 * i)) & 0x0F];
     return id;
 }
 

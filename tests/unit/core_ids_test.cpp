@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <set>
 #include <string>
@@ -39,6 +41,51 @@ TEST(NewUuid, UsesEveryVariantNibble) {
     std::set<char> variants;
     for (int i = 0; i < 400; ++i) variants.insert(NewUuid()[19]);
     EXPECT_EQ(variants, (std::set<char>{'8', '9', 'a', 'b'}));
+}
+
+std::uint64_t NowMs() {
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          std::chrono::system_clock::now().time_since_epoch())
+                                          .count());
+}
+
+// The milliseconds NewOrderedUuid wrote into the first 48 bits of `id`.
+std::uint64_t IdMs(const std::string& id) {
+    return std::stoull(id.substr(0, 8) + id.substr(9, 4), nullptr, 16);
+}
+
+TEST(NewOrderedUuid, IsCanonicalLowercaseV4CarryingTheTime) {
+    const std::uint64_t before = NowMs();
+    std::vector<std::string> ids;
+    for (int i = 0; i < 1000; ++i) ids.push_back(NewOrderedUuid());
+    const std::uint64_t after = NowMs();
+    for (const auto& id : ids) {
+        EXPECT_THAT(id, ::testing::MatchesRegex(
+                            "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"));
+        EXPECT_TRUE(IsUuidV4(id)) << id;
+        EXPECT_GE(IdMs(id), before) << id;
+        EXPECT_LE(IdMs(id), after) << id;
+    }
+}
+
+TEST(NewOrderedUuid, LaterIdsSortLaterAndAllAreDistinct) {
+    // PostgreSQL orders uuids by their bytes, which is the order of their lowercase text.
+    const std::string first = NewOrderedUuid();
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    const std::string second = NewOrderedUuid();
+    EXPECT_LT(first, second);
+    EXPECT_LT(IdMs(first), IdMs(second));
+
+    std::set<std::string> seen;
+    std::set<std::string> tails;  // what follows the time: random
+    constexpr int kCount = 20000;
+    for (int i = 0; i < kCount; ++i) {
+        const std::string id = NewOrderedUuid();
+        seen.insert(id);
+        tails.insert(id.substr(14));
+    }
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(kCount));
+    EXPECT_EQ(tails.size(), static_cast<std::size_t>(kCount));
 }
 
 TEST(NewRequestId, IsCanonicalLowercaseV4AndUniqueWithinAndAcrossThreads) {

@@ -12,6 +12,11 @@ namespace genhost {
 // NewUuid returns a fresh random UUID v4 in lowercase canonical form.
 std::string NewUuid();
 
+// NewOrderedUuid returns a fresh UUID of the version 4 pattern whose first 48 bits are the
+// current time in milliseconds and whose other 74 bits are random: ids made later sort later.
+// For records whose primary key takes many inserts (tasks).
+std::string NewOrderedUuid();
+
 // NewRequestId returns a fresh UUID v4 for labelling a request (X-Request-Id, log lines): unique,
 // but from a per-thread generator seeded once from OpenSSL, not from OpenSSL on every call (which
 // costs a system call and a lock per request). Not for anything that must be unguessable.
