@@ -12,6 +12,8 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
@@ -27,6 +29,7 @@
 #include <span>
 #include <stdexcept>
 #include <tuple>
+#include <unordered_set>
 
 namespace genhost::http {
 
@@ -39,9 +42,16 @@ using Protocol = asio::generic::stream_protocol;
 using Stream = beast::basic_stream<Protocol, asio::any_io_executor, beast::unlimited_rate_policy>;
 
 struct Server::Session {
-    explicit Session(Protocol::socket socket) : stream(std::move(socket)) {}
+    Session(Protocol::socket socket, std::size_t context)
+        : stream(std::move(socket)), context(context) {}
     Stream stream;
     std::atomic<bool> busy{false};
+    // The I/O thread (index into contexts_) that runs this connection; only that thread touches
+    // `deadline` and its entry in timed_[context].
+    const std::size_t context;
+    // When the read or write now under way must have finished; max() while none is timed. The
+    // thread's Sweep cancels the socket's operations once it has passed.
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 namespace {
@@ -221,6 +231,7 @@ Server::Server(ServerOptions options, const Router& router, Metrics& metrics)
     : options_(std::move(options)),
       router_(router),
       metrics_(metrics),
+      timed_(static_cast<std::size_t>(std::max(options_.io_threads, 1))),
       contexts_(Contexts(options_.io_threads)),
       acceptor_(*contexts_.front()) {}
 
@@ -256,6 +267,9 @@ void Server::Listen() {
 void Server::Start() {
     // The accept loop and Shutdown's close both run on the first context's thread.
     asio::co_spawn(acceptor_.get_executor(), AcceptLoop(), asio::detached);
+    for (std::size_t i = 0; i < contexts_.size(); ++i) {
+        asio::co_spawn(*contexts_[i], Sweep(i), asio::detached);
+    }
     for (auto& context : contexts_) {
         threads_.emplace_back([this, &io = *context] {
             // A context with no connection yet has no work; it runs until Shutdown stops it.
@@ -272,10 +286,31 @@ void Server::Start() {
     }
 }
 
+asio::awaitable<void> Server::Sweep(std::size_t context) {
+    // A quarter of the read timeout between looks, so a connection is closed at most a quarter
+    // late; at least every 10 ms and at most every second.
+    const auto tick = std::clamp<std::chrono::milliseconds>(
+        options_.read_timeout / 4, std::chrono::milliseconds(10), std::chrono::seconds(1));
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    for (;;) {
+        timer.expires_after(tick);
+        auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+        if (ec) co_return;
+        const auto now = std::chrono::steady_clock::now();
+        for (Session* session : timed_[context]) {
+            if (session->deadline > now) continue;
+            session->deadline = std::chrono::steady_clock::time_point::max();
+            beast::error_code ignored;
+            session->stream.socket().cancel(ignored);  // the read or write fails: RunSession closes
+        }
+    }
+}
+
 asio::awaitable<void> Server::AcceptLoop() {
     for (;;) {
         // Connections are dealt to the I/O threads in turn.
-        auto& io = *contexts_[next_context_++ % contexts_.size()];
+        const std::size_t index = next_context_++ % contexts_.size();
+        auto& io = *contexts_[index];
         auto [ec, socket] =
             co_await acceptor_.async_accept(io, asio::as_tuple(asio::use_awaitable));
         if (stopping_) co_return;
@@ -289,7 +324,7 @@ asio::awaitable<void> Server::AcceptLoop() {
             beast::error_code ignored;
             socket.set_option(tcp::no_delay(true), ignored);
         }
-        auto session = std::make_shared<Session>(std::move(socket));
+        auto session = std::make_shared<Session>(std::move(socket), index);
         {
             std::lock_guard lock(sessions_mu_);
             live_.insert(session);
@@ -346,6 +381,18 @@ asio::awaitable<Response> Server::Dispatch(Request& request, Router::Match& matc
 
 asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
     auto& stream = session->stream;
+    // The time limits of reading a request and writing its response are kept by the thread's
+    // Sweep, from session->deadline, rather than by a timer per operation (Beast's
+    // expires_after), which cost a timer queue entry, its cancellation and a handler per read
+    // and per write (docs/performance.md). Streaming bodies, 100-continue, error answers and
+    // Linger keep Beast's timers.
+    auto& timed = timed_[session->context];
+    timed.insert(session.get());
+    struct Untimed {
+        std::unordered_set<Session*>& timed;
+        Session* session;
+        ~Untimed() { timed.erase(session); }
+    } untimed{timed, session.get()};
     beast::flat_buffer buffer;
     std::string remote;  // the peer's address; empty over a unix-domain socket
     if (options_.unix_path.empty()) {
@@ -360,7 +407,8 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         bhttp::request_parser<bhttp::empty_body> header_parser;
         header_parser.header_limit(static_cast<std::uint32_t>(options_.max_header_bytes));
         header_parser.body_limit(boost::none);  // checked below, once the route is known
-        stream.expires_after(options_.read_timeout);
+        // One limit for the whole request, header and body, from when the server waits for it.
+        session->deadline = std::chrono::steady_clock::now() + options_.read_timeout;
         auto [ec, bytes] = co_await bhttp::async_read_header(stream, buffer, header_parser,
                                                              asio::as_tuple(asio::use_awaitable));
         auto [status, message] = ReadFailure(ec, header_parser.got_some());
@@ -406,6 +454,7 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
                 std::tie(status, message) = ReadFailure(ec, parser->got_some());
             }
         }
+        session->deadline = std::chrono::steady_clock::time_point::max();
         if (ec) {
             if (status != 0) {
                 const Response failure = Response::JsonText(status, ErrorJson(message));
@@ -472,9 +521,11 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
                 JsonEscape(request.request_id), JsonEscape(request.org_id), JsonEscape(remote));
         }
 
-        stream.expires_after(options_.read_timeout);
+        if (body_reader) stream.expires_never();  // its reads set Beast's timer
+        session->deadline = std::chrono::steady_clock::now() + options_.read_timeout;
         const beast::error_code wec =
             co_await WriteResponse(stream, response, raw.version(), stay, head, request.request_id);
+        session->deadline = std::chrono::steady_clock::time_point::max();
         if (!wec && unread_body && !body_reader->Broken()) co_await Linger(stream);
         --in_flight_;
         session->busy = false;

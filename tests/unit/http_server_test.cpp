@@ -388,6 +388,31 @@ TEST_F(ServerTest, ReadTimeoutClosesAStalledConnection) {
     EXPECT_LT(std::chrono::steady_clock::now() - started, 3s);
 }
 
+TEST_F(ServerTest, ReadTimeoutCoversABodyThatStopsComing) {
+    // The limit is for the whole request: a header in time and a body that never ends is closed
+    // within the read timeout (plus the sweep's quarter of it), and the server still answers.
+    StartServer(200ms);
+    Client c(server_->Port());
+    c.WriteRaw("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc");
+    const auto started = std::chrono::steady_clock::now();
+    EXPECT_TRUE(IsClosed(c.ReadError()));
+    const auto waited = std::chrono::steady_clock::now() - started;
+    EXPECT_GE(waited, 150ms);
+    EXPECT_LT(waited, 3s);
+    Client again(server_->Port());
+    EXPECT_EQ(again.Roundtrip(Get("/hello")).result_int(), 200);
+}
+
+TEST_F(ServerTest, ABusyConnectionIsNotClosedByTheReadTimeout) {
+    // Keep-alive requests that each come in time keep their connection past several timeouts.
+    StartServer(150ms);
+    Client c(server_->Port());
+    for (int i = 0; i < 6; ++i) {
+        EXPECT_EQ(c.Roundtrip(Get("/hello")).result_int(), 200) << i;
+        std::this_thread::sleep_for(60ms);
+    }
+}
+
 TEST_F(ServerTest, IdleKeepAliveConnectionTimesOut) {
     StartServer(100ms);
     Client c(server_->Port());

@@ -33,6 +33,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 namespace genhost::http {
@@ -83,6 +84,10 @@ class Server {
     ServerOptions options_;
     const Router& router_;
     Metrics& metrics_;
+    // Per I/O thread, its connections, for its Sweep; each touched only by its own thread.
+    // Declared before contexts_: connections still open when the contexts are destroyed leave
+    // their set then.
+    std::vector<std::unordered_set<Session*>> timed_;
     // One per I/O thread; the first also runs the accept loop.
     std::vector<std::unique_ptr<boost::asio::io_context>> contexts_;
     unsigned next_context_ = 0;  // the accept loop's alone
@@ -101,6 +106,9 @@ class Server {
     // Internal, used by the connection coroutine.
     boost::asio::awaitable<void> RunSession(std::shared_ptr<Session> session);
     boost::asio::awaitable<void> AcceptLoop();
+    // Sweep closes, every quarter of the read timeout, the connections of I/O thread `context`
+    // whose read or write has outlasted it.
+    boost::asio::awaitable<void> Sweep(std::size_t context);
     boost::asio::awaitable<Response> Dispatch(Request& request, Router::Match& match,
                                               BodyReader* body);
 };
