@@ -38,8 +38,9 @@ namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using tcp = asio::ip::tcp;
 using Protocol = asio::generic::stream_protocol;
-// A connection over TCP or a unix-domain socket.
-using Stream = beast::basic_stream<Protocol, asio::any_io_executor, beast::unlimited_rate_policy>;
+// A connection over TCP or a unix-domain socket. Its time limits are Session::deadline's, kept by
+// Server::Sweep, not Beast's basic_stream timers.
+using Stream = Protocol::socket;
 
 struct Server::Session {
     Session(Protocol::socket socket, std::size_t context)
@@ -50,8 +51,15 @@ struct Server::Session {
     // `deadline` and its entry in timed_[context].
     const std::size_t context;
     // When the read or write now under way must have finished; max() while none is timed. The
-    // thread's Sweep cancels the socket's operations once it has passed.
+    // thread's Sweep cancels the socket's operations once it has passed, and sets timed_out.
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    bool timed_out = false;
+
+    // Limit gives what comes next on the connection `limit` to finish.
+    void Limit(std::chrono::milliseconds limit) {
+        deadline = std::chrono::steady_clock::now() + limit;
+    }
+    void Unlimit() { deadline = std::chrono::steady_clock::time_point::max(); }
 };
 
 namespace {
@@ -115,10 +123,11 @@ std::pair<int, std::string> ReadFailure(const beast::error_code& ec, bool got_so
 // for it (see body_reader.hpp). Each Read has its own read timeout.
 class StreamBodyReader final : public BodyReader {
   public:
-    StreamBodyReader(Stream& stream, beast::flat_buffer& buffer,
+    StreamBodyReader(Server::Session& session, beast::flat_buffer& buffer,
                      bhttp::request_parser<bhttp::buffer_body>& parser,
                      std::chrono::milliseconds timeout, bool expect_continue)
-        : stream_(stream),
+        : session_(session),
+          stream_(session.stream),
           buffer_(buffer),
           parser_(parser),
           timeout_(timeout),
@@ -136,18 +145,20 @@ class StreamBodyReader final : public BodyReader {
         if (expect_continue_) {
             expect_continue_ = false;
             bhttp::response<bhttp::empty_body> proceed{bhttp::status::continue_, 11};
-            stream_.expires_after(timeout_);
+            session_.Limit(timeout_);
             auto [wec, unused] =
                 co_await bhttp::async_write(stream_, proceed, asio::as_tuple(asio::use_awaitable));
+            session_.Unlimit();
             if (wec) co_return Fail(wec);
         }
         auto& body = parser_.get().body();
         body.data = out.data();
         body.size = out.size();
         body.more = true;
-        stream_.expires_after(timeout_);
+        session_.Limit(timeout_);
         auto [ec, unused] = co_await bhttp::async_read(stream_, buffer_, parser_,
                                                        asio::as_tuple(asio::use_awaitable));
+        session_.Unlimit();
         if (ec == bhttp::error::need_buffer) ec = {};
         if (ec) co_return Fail(ec);
         co_return out.size() - body.size;
@@ -167,7 +178,7 @@ class StreamBodyReader final : public BodyReader {
             e.message = "Request body too large";
         } else {
             broken_ = true;
-            e = ApiError::InvalidRequest(ec == beast::error::timeout
+            e = ApiError::InvalidRequest(session_.timed_out
                                              ? "Timed out reading the request body"
                                              : "The request body is incomplete or malformed");
         }
@@ -175,6 +186,7 @@ class StreamBodyReader final : public BodyReader {
         return e;
     }
 
+    Server::Session& session_;
     Stream& stream_;
     beast::flat_buffer& buffer_;
     bhttp::request_parser<bhttp::buffer_body>& parser_;
@@ -201,11 +213,12 @@ asio::awaitable<beast::error_code> WriteResponse(Stream& stream, const Response&
 // Linger discards what the client still sends after a response that did not wait for the whole
 // body, for a few seconds, so closing the socket with unread data does not reset the connection
 // before the client has read the response.
-asio::awaitable<void> Linger(Stream& stream) {
+asio::awaitable<void> Linger(Server::Session& session) {
+    auto& stream = session.stream;
     beast::error_code ec;
-    stream.socket().shutdown(asio::socket_base::shutdown_send, ec);
+    stream.shutdown(asio::socket_base::shutdown_send, ec);
     if (ec) co_return;
-    stream.expires_after(std::chrono::seconds(5));
+    session.Limit(std::chrono::seconds(5));
     std::array<char, 16 * 1024> scratch;
     for (;;) {
         auto [rec, n] = co_await stream.async_read_some(asio::buffer(scratch),
@@ -299,9 +312,10 @@ asio::awaitable<void> Server::Sweep(std::size_t context) {
         const auto now = std::chrono::steady_clock::now();
         for (Session* session : timed_[context]) {
             if (session->deadline > now) continue;
-            session->deadline = std::chrono::steady_clock::time_point::max();
+            session->Unlimit();
+            session->timed_out = true;
             beast::error_code ignored;
-            session->stream.socket().cancel(ignored);  // the read or write fails: RunSession closes
+            session->stream.cancel(ignored);  // the read or write fails with operation_aborted
         }
     }
 }
@@ -383,9 +397,8 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
     auto& stream = session->stream;
     // The time limits of reading a request and writing its response are kept by the thread's
     // Sweep, from session->deadline, rather than by a timer per operation (Beast's
-    // expires_after), which cost a timer queue entry, its cancellation and a handler per read
-    // and per write (docs/performance.md). Streaming bodies, 100-continue, error answers and
-    // Linger keep Beast's timers.
+    // basic_stream), which cost a timer queue entry, its cancellation and a handler per read and
+    // per write (docs/performance.md).
     auto& timed = timed_[session->context];
     timed.insert(session.get());
     struct Untimed {
@@ -397,7 +410,7 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
     std::string remote;  // the peer's address; empty over a unix-domain socket
     if (options_.unix_path.empty()) {
         beast::error_code ec;
-        const auto ep = stream.socket().remote_endpoint(ec);
+        const auto ep = stream.remote_endpoint(ec);
         if (!ec) remote = TcpEndpoint(ep).address().to_string();
     }
 
@@ -408,7 +421,7 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         header_parser.header_limit(static_cast<std::uint32_t>(options_.max_header_bytes));
         header_parser.body_limit(boost::none);  // checked below, once the route is known
         // One limit for the whole request, header and body, from when the server waits for it.
-        session->deadline = std::chrono::steady_clock::now() + options_.read_timeout;
+        session->Limit(options_.read_timeout);
         auto [ec, bytes] = co_await bhttp::async_read_header(stream, buffer, header_parser,
                                                              asio::as_tuple(asio::use_awaitable));
         auto [status, message] = ReadFailure(ec, header_parser.got_some());
@@ -454,16 +467,16 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
                 std::tie(status, message) = ReadFailure(ec, parser->got_some());
             }
         }
-        session->deadline = std::chrono::steady_clock::time_point::max();
+        session->Unlimit();
         if (ec) {
             if (status != 0) {
                 const Response failure = Response::JsonText(status, ErrorJson(message));
-                stream.expires_after(std::chrono::seconds(5));
+                session->Limit(std::chrono::seconds(5));
                 const beast::error_code wec =
                     co_await WriteResponse(stream, failure, 11, /*keep_alive=*/false,
                                            /*head=*/false, NewRequestId());
                 metrics_.ObserveRequest("unmatched", "-", status, 0);
-                if (!wec && linger) co_await Linger(stream);
+                if (!wec && linger) co_await Linger(*session);
             }
             break;
         }
@@ -497,7 +510,7 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         std::optional<StreamBodyReader> body_reader;
         if (stream_parser) {
             const auto expect = request.Header("expect");
-            body_reader.emplace(stream, buffer, *stream_parser, options_.read_timeout,
+            body_reader.emplace(*session, buffer, *stream_parser, options_.read_timeout,
                                 expect && beast::iequals(*expect, "100-continue"));
         }
         Response response =
@@ -521,19 +534,18 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
                 JsonEscape(request.request_id), JsonEscape(request.org_id), JsonEscape(remote));
         }
 
-        if (body_reader) stream.expires_never();  // its reads set Beast's timer
-        session->deadline = std::chrono::steady_clock::now() + options_.read_timeout;
+        session->Limit(options_.read_timeout);
         const beast::error_code wec =
             co_await WriteResponse(stream, response, raw.version(), stay, head, request.request_id);
-        session->deadline = std::chrono::steady_clock::time_point::max();
-        if (!wec && unread_body && !body_reader->Broken()) co_await Linger(stream);
+        session->Unlimit();
+        if (!wec && unread_body && !body_reader->Broken()) co_await Linger(*session);
         --in_flight_;
         session->busy = false;
         if (wec || !stay) break;
     }
     beast::error_code ignored;
-    stream.socket().shutdown(asio::socket_base::shutdown_send, ignored);
-    stream.close();
+    stream.shutdown(asio::socket_base::shutdown_send, ignored);
+    stream.close(ignored);
 }
 
 void Server::Shutdown(std::chrono::milliseconds timeout) {
@@ -551,7 +563,10 @@ void Server::Shutdown(std::chrono::milliseconds timeout) {
             std::lock_guard lock(sessions_mu_);
             for (const auto& s : live_) {
                 if (!s->busy) {
-                    asio::post(s->stream.get_executor(), [s] { s->stream.cancel(); });
+                    asio::post(s->stream.get_executor(), [s] {
+                        beast::error_code ignored;
+                        s->stream.cancel(ignored);
+                    });
                 }
             }
         }

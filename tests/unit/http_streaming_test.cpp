@@ -84,6 +84,10 @@ class StreamingTest : public ::testing::Test {
                                  for (;;) {
                                      const auto n = co_await body.Read(chunk);
                                      if (!n) {
+                                         {
+                                             std::lock_guard lock(mu_);
+                                             last_message_ = n.error().message;
+                                         }
                                          last_error_ = static_cast<int>(n.error().code);
                                          co_return Response::Error(n.error(),
                                                                    "http://docs.test/errors");
@@ -157,6 +161,8 @@ class StreamingTest : public ::testing::Test {
     std::unique_ptr<Server> server_;
     std::atomic<int> calls_{0};
     std::atomic<int> last_error_{-1};
+    std::mutex mu_;
+    std::string last_message_;  // set before last_error_
     std::atomic<bool> refused_done_{true};
 };
 
@@ -291,6 +297,8 @@ TEST_F(StreamingTest, AStalledBodyTimesOutPerRead) {
         std::this_thread::sleep_for(5ms);
     }
     EXPECT_EQ(last_error_.load(), static_cast<int>(ErrorCode::kInvalidRequest));
+    std::lock_guard lock(mu_);
+    EXPECT_EQ(last_message_, "Timed out reading the request body");
 }
 
 TEST_F(StreamingTest, ATruncatedBodyFailsTheRead) {
@@ -304,6 +312,8 @@ TEST_F(StreamingTest, ATruncatedBodyFailsTheRead) {
         std::this_thread::sleep_for(5ms);
     }
     EXPECT_EQ(last_error_.load(), static_cast<int>(ErrorCode::kInvalidRequest));
+    std::lock_guard lock(mu_);
+    EXPECT_EQ(last_message_, "The request body is incomplete or malformed");
 }
 
 TEST_F(StreamingTest, OrdinaryRoutesKeepTheServerLimitAndMethodRules) {

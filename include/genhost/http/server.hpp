@@ -77,10 +77,10 @@ class Server {
     // InFlight returns the number of requests being handled now.
     int InFlight() const { return in_flight_.load(); }
 
-  private:
+    // A connection (defined in server.cpp).
     struct Session;
-    friend struct SessionAccess;
 
+  private:
     ServerOptions options_;
     const Router& router_;
     Metrics& metrics_;
