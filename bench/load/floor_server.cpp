@@ -51,7 +51,8 @@ constexpr const char* kCreateSql =
     " FROM genhost_create_tasks($1::jsonb)";
 // With --insert-only: the task rows alone, as THROTTLED tasks of the open tier's flood, without
 // the limits' bookkeeping (the daily count, the concurrency slots, the waiting-task check). No
-// server that keeps those limits can spend less in PostgreSQL on a creation.
+// server that keeps those limits can spend less in PostgreSQL on a creation. Its rows come back
+// in no promised order; Created only looks for "rate_limited", which it never returns.
 constexpr const char* kInsertOnlySql =
     "INSERT INTO tasks (id, org_id, endpoint, model, limit_key, status, input, estimated_credits)"
     " SELECT (e->>'id')::uuid, (e->>'org_id')::uuid, e->>'endpoint', e->>'model',"
