@@ -29,13 +29,8 @@ bench_before_cleanup() {
 dsn="host=$work/pg/run dbname=postgres user=postgres"
 
 bench_psql -c "CREATE TABLE bench_rows (id uuid PRIMARY KEY, seq bigserial UNIQUE, org_id uuid, payload jsonb)"
-# ceiling NAME SCRIPT: one pgbench pass (-M prepared) of bench/load/SCRIPT.sql.
-ceiling() {
-  local tps
-  tps=$(as_pg_user "$PG_BIN/pgbench" -h "$work/pg/run" -U postgres -n -M prepared -c "$CONNS" -j 2 \
-    -T "$DURATION" -f "$here/$2.sql" postgres 2>/dev/null | grep -oE "^tps = [0-9]+" | grep -oE "[0-9]+$")
-  printf "%-22s %8s req/s\n" "$1" "$tps"
-}
+# ceiling NAME SCRIPT: one pgbench pass of bench/load/SCRIPT.sql.
+ceiling() { printf "%-22s %8.0f req/s\n" "$1" "$(bench_pgbench_tps "$2")"; }
 
 bench_open_tier
 bench_start_genhost 18181 GENHOST_DEFAULT_TIER=1 GENHOST_TIERS_FILE="$work/tiers.json" GENHOST_ROLE=api \

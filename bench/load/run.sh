@@ -44,10 +44,7 @@ bench_psql -c "CREATE TABLE bench_rows (id uuid PRIMARY KEY, seq bigserial UNIQU
 postmaster=$(head -1 "$work/pg/data/postmaster.pid")
 xacts() { bench_psql -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = 'postgres'"; }
 pgbench_pass() {  # NAME SCRIPT
-  local out
-  out=$(as_pg_user "$PG_BIN/pgbench" -h "$work/pg/run" -U postgres -n -M prepared -c "$CONNS" -j 2 \
-    -T "$DURATION" -f "$here/$2.sql" postgres 2>/dev/null)
-  rate=$(echo "$out" | grep -oE "^tps = [0-9.]+" | grep -oE "[0-9.]+$")
+  rate=$(bench_pgbench_tps "$2")
   printf "  %-22s %9.0f/s\n" "$1" "$rate"
 }
 genhost_pass() {  # NAME PID LOADGEN-ARGS...

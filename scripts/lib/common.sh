@@ -128,6 +128,15 @@ bench_build_release() {
 # bench_psql ARGS...: psql on the workspace's PostgreSQL (bench_workspace), unaligned and quiet.
 bench_psql() { as_pg_user "$PG_BIN/psql" -h "$work/pg/run" -U postgres -d postgres -Atq "$@"; }
 
+# bench_pgbench_tps SCRIPT: one pgbench pass of bench/load/SCRIPT.sql on the workspace's
+# PostgreSQL ($CONNS clients on 2 threads for $DURATION seconds, prepared statements); prints its
+# transactions per second.
+bench_pgbench_tps() {
+  as_pg_user "$PG_BIN/pgbench" -h "$work/pg/run" -U postgres -n -M prepared -c "$CONNS" -j 2 \
+    -T "$DURATION" -f "$GENHOST_ROOT/bench/load/$1.sql" postgres 2>/dev/null \
+    | grep -oE "^tps = [0-9.]+" | grep -oE "[0-9.]+$"
+}
+
 # bench_open_tier: writes $work/tiers.json, a tier 1 of 20 concurrent generations and no practical
 # daily limit, for benchmarks that create tasks by the hundred thousand.
 bench_open_tier() {
