@@ -182,13 +182,9 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         out.error = e.what();
         return out;
     }
-    if (listen.rfind("unix:", 0) == 0) {
-        s.listen_unix = listen.substr(5);
-        if (s.listen_unix.empty()) {
-            out.error = "invalid listen address (want host:port or unix:PATH): " + listen;
-            return out;
-        }
-    } else if (!SplitListen(listen, s.listen_host, s.listen_port)) {
+    const bool unix_socket = listen.rfind("unix:", 0) == 0;
+    if (unix_socket) s.listen_unix = listen.substr(5);
+    if (unix_socket ? s.listen_unix.empty() : !SplitListen(listen, s.listen_host, s.listen_port)) {
         out.error = "invalid listen address (want host:port or unix:PATH): " + listen;
         return out;
     }

@@ -26,12 +26,12 @@ std::string FormatUuidV4(const unsigned char* random) {
     }
     return out;
 }
-}  // namespace
 
-std::string NewUuid() {
-    // RAND_bytes costs about 2 us a call under load (OpenSSL 3's DRBG; 5 % of a task creation's
-    // CPU, docs/performance.md): each thread draws 4 kB at a time and takes 16 bytes of it per
-    // id, wiping what it has taken. The bytes are the same DRBG's output either way.
+// PooledRandom16 fills `out` with 16 bytes of OpenSSL's CSPRNG. RandomBytes costs about 2 us a
+// call under load (OpenSSL 3's DRBG; 5 % of a task creation's CPU, docs/performance.md): each
+// thread draws 4 kB at a time and takes 16 bytes of it per call, wiping what it has taken. The
+// bytes are the same DRBG's output either way.
+void PooledRandom16(unsigned char* out) {
     struct Pool {
         std::string bytes;
         std::size_t used = 0;
@@ -42,10 +42,16 @@ std::string NewUuid() {
         pool.used = 0;
     }
     auto* raw = reinterpret_cast<unsigned char*>(pool.bytes.data() + pool.used);
-    std::string id = FormatUuidV4(raw);
+    std::memcpy(out, raw, 16);
     std::memset(raw, 0, 16);
     pool.used += 16;
-    return id;
+}
+}  // namespace
+
+std::string NewUuid() {
+    unsigned char bytes[16];
+    PooledRandom16(bytes);
+    return FormatUuidV4(bytes);
 }
 
 std::string NewOrderedUuid() {
@@ -53,16 +59,14 @@ std::string NewOrderedUuid() {
     // version nibble still says 4 and the variant is RFC 4122's, as SPEC.md's uuid pattern asks,
     // and the other 74 bits are random. Ids made later sort later, so a primary-key index takes
     // them at its right edge instead of at random pages (docs/decisions.md, "Task ids").
-    std::string id = NewUuid();
+    unsigned char bytes[16];
+    PooledRandom16(bytes);
     const auto ms =
         static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                        std::chrono::system_clock::now().time_since_epoch())
                                        .count());
-    static constexpr char kDigits[] = "0123456789abcdef";
-    // 12 hex digits at positions 0-7 and 9-12 of "xxxxxxxx-xxxx-4xxx-...".
-    static constexpr int kPositions[12] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12};
-    for (int i = 0; i < 12; ++i) id[kPositions[i]] = kDigits[(ms >> (44 - 4 * i)) & 0x0F];
-    return id;
+    for (int i = 0; i < 6; ++i) bytes[i] = static_cast<unsigned char>(ms >> (40 - 8 * i));
+    return FormatUuidV4(bytes);
 }
 
 std::string NewRequestId() {

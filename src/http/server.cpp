@@ -29,7 +29,6 @@
 #include <span>
 #include <stdexcept>
 #include <tuple>
-#include <unordered_set>
 
 namespace genhost::http {
 
@@ -48,7 +47,7 @@ struct Server::Session {
     Stream stream;
     std::atomic<bool> busy{false};
     // The I/O thread (index into contexts_) that runs this connection; only that thread touches
-    // `deadline` and its entry in timed_[context].
+    // `deadline` and `timed_out`.
     const std::size_t context;
     // When the read or write now under way must have finished; max() while none is timed. The
     // thread's Sweep cancels the socket's operations once it has passed, and sets timed_out.
@@ -127,7 +126,6 @@ class StreamBodyReader final : public BodyReader {
                      bhttp::request_parser<bhttp::buffer_body>& parser,
                      std::chrono::milliseconds timeout, bool expect_continue)
         : session_(session),
-          stream_(session.stream),
           buffer_(buffer),
           parser_(parser),
           timeout_(timeout),
@@ -146,8 +144,8 @@ class StreamBodyReader final : public BodyReader {
             expect_continue_ = false;
             bhttp::response<bhttp::empty_body> proceed{bhttp::status::continue_, 11};
             session_.Limit(timeout_);
-            auto [wec, unused] =
-                co_await bhttp::async_write(stream_, proceed, asio::as_tuple(asio::use_awaitable));
+            auto [wec, unused] = co_await bhttp::async_write(session_.stream, proceed,
+                                                             asio::as_tuple(asio::use_awaitable));
             session_.Unlimit();
             if (wec) co_return Fail(wec);
         }
@@ -156,7 +154,7 @@ class StreamBodyReader final : public BodyReader {
         body.size = out.size();
         body.more = true;
         session_.Limit(timeout_);
-        auto [ec, unused] = co_await bhttp::async_read(stream_, buffer_, parser_,
+        auto [ec, unused] = co_await bhttp::async_read(session_.stream, buffer_, parser_,
                                                        asio::as_tuple(asio::use_awaitable));
         session_.Unlimit();
         if (ec == bhttp::error::need_buffer) ec = {};
@@ -187,7 +185,6 @@ class StreamBodyReader final : public BodyReader {
     }
 
     Server::Session& session_;
-    Stream& stream_;
     beast::flat_buffer& buffer_;
     bhttp::request_parser<bhttp::buffer_body>& parser_;
     std::chrono::milliseconds timeout_;
@@ -244,7 +241,6 @@ Server::Server(ServerOptions options, const Router& router, Metrics& metrics)
     : options_(std::move(options)),
       router_(router),
       metrics_(metrics),
-      timed_(static_cast<std::size_t>(std::max(options_.io_threads, 1))),
       contexts_(Contexts(options_.io_threads)),
       acceptor_(*contexts_.front()) {}
 
@@ -310,8 +306,9 @@ asio::awaitable<void> Server::Sweep(std::size_t context) {
         auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
         if (ec) co_return;
         const auto now = std::chrono::steady_clock::now();
-        for (Session* session : timed_[context]) {
-            if (session->deadline > now) continue;
+        std::lock_guard lock(sessions_mu_);
+        for (const auto& session : live_) {
+            if (session->context != context || session->deadline > now) continue;
             session->Unlimit();
             session->timed_out = true;
             beast::error_code ignored;
@@ -399,13 +396,6 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
     // Sweep, from session->deadline, rather than by a timer per operation (Beast's
     // basic_stream), which cost a timer queue entry, its cancellation and a handler per read and
     // per write (docs/performance.md).
-    auto& timed = timed_[session->context];
-    timed.insert(session.get());
-    struct Untimed {
-        std::unordered_set<Session*>& timed;
-        Session* session;
-        ~Untimed() { timed.erase(session); }
-    } untimed{timed, session.get()};
     beast::flat_buffer buffer;
     std::string remote;  // the peer's address; empty over a unix-domain socket
     if (options_.unix_path.empty()) {

@@ -33,7 +33,6 @@
 #include <set>
 #include <string>
 #include <thread>
-#include <unordered_set>
 #include <vector>
 
 namespace genhost::http {
@@ -84,10 +83,6 @@ class Server {
     ServerOptions options_;
     const Router& router_;
     Metrics& metrics_;
-    // Per I/O thread, its connections, for its Sweep; each touched only by its own thread.
-    // Declared before contexts_: connections still open when the contexts are destroyed leave
-    // their set then.
-    std::vector<std::unordered_set<Session*>> timed_;
     // One per I/O thread; the first also runs the accept loop.
     std::vector<std::unique_ptr<boost::asio::io_context>> contexts_;
     unsigned next_context_ = 0;  // the accept loop's alone
@@ -99,7 +94,7 @@ class Server {
     std::atomic<int> in_flight_{0};
     std::atomic<int> sessions_{0};
     std::mutex sessions_mu_;
-    std::set<std::shared_ptr<Session>> live_;
+    std::set<std::shared_ptr<Session>> live_;  // for Shutdown and each thread's Sweep
     bool shut_down_ = false;
 
   public:
