@@ -12,6 +12,7 @@
 #include "genhost/core/logging.hpp"
 #include "genhost/core/resources.hpp"
 #include "genhost/http/server.hpp"
+#include "genhost/media/log.hpp"
 #include "genhost/outputs/output_store.hpp"
 #include "genhost/outputs/s3_store.hpp"
 #include "genhost/outputs/upload_folder.hpp"
@@ -28,13 +29,16 @@
 #include "genhost/store/uploads_repo.hpp"
 #include "genhost/tasks/avatar_processor.hpp"
 #include "genhost/tasks/moderation.hpp"
+#include "genhost/tasks/periodic.hpp"
 #include "genhost/tasks/retention_sweeper.hpp"
+#include "genhost/tasks/scratch.hpp"
 #include "genhost/tasks/upload_sweeper.hpp"
 #include "genhost/tasks/worker_pool.hpp"
 #include "genhost/validate/schema_set.hpp"
 
 #include <spdlog/spdlog.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
 #include <csignal>
 #include <cstdio>
@@ -100,6 +104,29 @@ void PrepareStatements(genhost::store::Database& db) {
     genhost::store::AvatarRepo::Prepare(db);
 }
 
+// ConnectionCap raises the process's open-file limit to its hard limit and returns `wanted`, or
+// less when that limit cannot hold it beside the files and database connections the rest of the
+// server needs (kFilesBesideConnections).
+std::size_t ConnectionCap(std::size_t wanted) {
+    constexpr rlim_t kFilesBesideConnections = 256;
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return wanted;
+    if (limit.rlim_cur < limit.rlim_max) {
+        rlimit raised = limit;
+        raised.rlim_cur = limit.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+    }
+    if (limit.rlim_cur == RLIM_INFINITY) return wanted;
+    const rlim_t room = limit.rlim_cur > 2 * kFilesBesideConnections
+                            ? limit.rlim_cur - kFilesBesideConnections
+                            : limit.rlim_cur / 2;
+    if (wanted <= room) return wanted;
+    spdlog::warn(
+        "GENHOST_MAX_CONNECTIONS is {}, but the open-file limit is {}: at most {} connections",
+        wanted, limit.rlim_cur, room);
+    return static_cast<std::size_t>(room);
+}
+
 int RequireDatabase(const Settings& s) {
     if (s.database_url.empty()) {
         std::cerr << "genhost: DATABASE_URL (or --database-url) is required\n";
@@ -145,6 +172,8 @@ int Serve(const Settings& settings) {
         hopts.max_header_bytes = s.max_header_bytes;
         hopts.read_timeout =
             std::chrono::milliseconds(static_cast<long>(s.read_timeout_seconds * 1000));
+        hopts.max_connections = ConnectionCap(s.max_connections);
+        hopts.max_body_memory = s.max_body_memory;
         server = std::make_unique<genhost::http::Server>(hopts, router, metrics);
         server->Listen();
         if (s.listen_port == 0) s.listen_port = server->Port();
@@ -249,7 +278,15 @@ int Serve(const Settings& settings) {
     wopts.workers = s.role == "api" ? 0 : s.workers;
     wopts.lease_seconds = s.lease_seconds;
     wopts.max_attempts = s.max_attempts;
-    wopts.scratch_root = (std::filesystem::path(s.data_dir) / "scratch").string();
+    // This process's scratch folder; a sweeper removes the scratch of processes that are gone
+    // (a task killed mid-run leaves its intermediate files behind).
+    genhost::tasks::ScratchSpace scratch(std::filesystem::path(s.data_dir) / "scratch",
+                                         wopts.owner);
+    genhost::tasks::Periodic scratch_sweeper(
+        "scratch sweeper",
+        std::chrono::milliseconds(static_cast<long>(s.scratch_sweep_interval_seconds * 1000)),
+        [&scratch] { scratch.Sweep(); });
+    wopts.scratch_root = scratch.Path().string();
     wopts.inputs = &inputs;
     wopts.nice = s.worker_nice;
     // Moderation before any provider runs (docs/moderation.md).
@@ -297,6 +334,7 @@ int Serve(const Settings& settings) {
     workers.Start();
     upload_sweeper.Start();
     retention_sweeper.Start();
+    scratch_sweeper.Start();
     avatar_processor.Start();
 
     boost::asio::thread_pool blocking(2);
@@ -327,15 +365,34 @@ int Serve(const Settings& settings) {
     app.avatars.resolver = &inputs;
     app.avatars.kick = [&avatar_processor] { avatar_processor.Kick(); };
     app.extra_gauges = [&] {
-        return std::vector<genhost::http::Sample>{
+        std::vector<genhost::http::Sample> gauges{
             {"genhost_workers_running",
              "Tasks running in this process.",
              {},
              static_cast<double>(workers.Running())},
+            {"genhost_worker_runs_abandoned",
+             "Task runs of this process stopped because their lease was lost, since it started.",
+             {},
+             static_cast<double>(workers.Abandoned())},
             {"genhost_listener_connected",
              "Whether the notification listener is connected.",
              {},
              listener.Connected() ? 1.0 : 0.0}};
+        if (server) {
+            gauges.push_back({"genhost_http_connections",
+                              "Open HTTP connections (GENHOST_MAX_CONNECTIONS caps them).",
+                              {},
+                              static_cast<double>(server->Connections())});
+            gauges.push_back({"genhost_http_connections_refused",
+                              "Connections answered 503 at the connection cap, since start.",
+                              {},
+                              static_cast<double>(server->Refusals())});
+            gauges.push_back({"genhost_http_body_memory_bytes",
+                              "Request body bytes held now (GENHOST_MAX_BODY_MEMORY caps them).",
+                              {},
+                              static_cast<double>(server->BodyMemory())});
+        }
+        return gauges;
     };
     genhost::api::RegisterRoutes(router, app);
 
@@ -364,6 +421,7 @@ int Serve(const Settings& settings) {
     workers.Stop(drain);
     upload_sweeper.Stop();
     retention_sweeper.Stop();
+    scratch_sweeper.Stop();
     avatar_processor.Stop();
     listener.Stop();
     blocking.join();
@@ -483,6 +541,8 @@ int main(int argc, char** argv) {
     const Settings& s = parsed.settings;
     try {
         genhost::SetupLogging(s.log_level, s.log_format);
+        // FFmpeg's diagnostics (hostile media) go through the same log, not plain stderr.
+        genhost::media::RouteLibavLog();
     } catch (const std::exception& e) {
         std::cerr << "genhost: " << e.what() << "\n";
         return 2;

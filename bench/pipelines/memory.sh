@@ -16,18 +16,7 @@ bench_workspace genhost-memory
 port=18283
 bench_start_genhost $port GENHOST_WORKERS=2 GENHOST_LATENCY_SCALE=0
 
-# The input: 9 s of 1280x720 at 24 fps, losslessly coded so that it is large (about 14 MB; 19 MB
-# as a data URI), with a stereo AAC track.
-ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=1280x720:rate=24 \
-  -f lavfi -i sine=f=440:sample_rate=48000 -t 9 -c:v libx264 -preset ultrafast -qp 0 \
-  -pix_fmt yuv420p -c:a aac -shortest "$work/in.mp4"
-python3 - "$work" <<'PY'
-import base64, json, sys
-work = sys.argv[1]
-uri = "data:video/mp4;base64," + base64.b64encode(open(work + "/in.mp4", "rb").read()).decode()
-json.dump({"model": "aleph2", "promptText": "make it snow", "videoUri": uri},
-          open(work + "/body.json", "w"))
-PY
+bench_video_body audio
 echo "input: $(stat -c %s "$work/in.mp4") bytes, body $(stat -c %s "$work/body.json") bytes"
 rss() { awk -v f="$1:" '$1 == f {print $2 / 1024 " MB"}' "/proc/$server_pid/status"; }
 echo "after start: VmRSS $(rss VmRSS)"

@@ -160,3 +160,20 @@ bench_start_genhost() {
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && return 0; sleep 0.1; done
   echo "genhost did not start:"; cat "$work/server.log"; return 1
 }
+
+# bench_video_body [AUDIO]: writes $work/in.mp4, 9 s of 1280x720 at 24 fps coded losslessly so
+# that it is large (about 14 MB; 19 MB as a data URI), with a stereo AAC track when AUDIO is
+# "audio", and $work/body.json, an aleph2 video_to_video request with it as a data URI.
+bench_video_body() {
+  local audio=()
+  [ "${1:-}" = audio ] && audio=(-f lavfi -i sine=f=440:sample_rate=48000 -c:a aac -shortest)
+  ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=1280x720:rate=24 "${audio[@]}" \
+    -t 9 -c:v libx264 -preset ultrafast -qp 0 -pix_fmt yuv420p "$work/in.mp4"
+  python3 - "$work" <<'PY'
+import base64, json, sys
+work = sys.argv[1]
+uri = "data:video/mp4;base64," + base64.b64encode(open(work + "/in.mp4", "rb").read()).decode()
+json.dump({"model": "aleph2", "promptText": "make it snow", "videoUri": uri},
+          open(work + "/body.json", "w"))
+PY
+}

@@ -255,7 +255,7 @@ http::Response StillProcessing(const App& app) {
 
 asio::awaitable<http::Response> CreateAvatar(App& app, http::Request& req,
                                              const auth::Principal& who) {
-    auto checked = co_await CheckedBody(app, req.body, "avatars", /*defaults=*/true);
+    auto checked = co_await CheckedBody(app, std::move(req.body), "avatars", /*defaults=*/true);
     if (!checked) co_return http::Response::Error(checked.error(), app.doc_url);
     const nlohmann::json input = std::move(*checked);
     if (auto refs = ReferenceIssues(input); !refs.empty()) {
@@ -334,7 +334,8 @@ asio::awaitable<http::Response> ListAvatars(App& app, http::Request& req,
 asio::awaitable<http::Response> UpdateAvatar(App& app, http::Request& req,
                                              const auth::Principal& who) {
     const std::string id = LowerUuid(req.params["id"]);
-    auto checked = co_await CheckedBody(app, req.body, "avatars_update", /*defaults=*/false);
+    auto checked =
+        co_await CheckedBody(app, std::move(req.body), "avatars_update", /*defaults=*/false);
     if (!checked) co_return http::Response::Error(checked.error(), app.doc_url);
     const nlohmann::json input = std::move(*checked);
     if (auto refs = ReferenceIssues(input); !refs.empty()) {

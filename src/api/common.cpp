@@ -47,11 +47,18 @@ http::StreamingHandler PublicStreaming(App& app, http::StreamingHandler handler)
     };
 }
 
-http::Handler Authed(App& app, AuthedHandler handler) {
-    return [&app,
-            handler = std::move(handler)](http::Request& req) -> asio::awaitable<http::Response> {
-        http::Handler inner = [&app,
-                               &handler](http::Request& r) -> asio::awaitable<http::Response> {
+http::GatedHandler Authed(App& app, AuthedHandler handler) {
+    http::GatedHandler route;
+    // The gate: the key, then the version header, from the header alone (the body is read only
+    // for a caller that passes both).
+    route.gate = [&app](http::Request& r) -> asio::awaitable<std::optional<http::Response>> {
+        try {
+            std::size_t authorizations = 0;
+            for (const auto& [name, value] : r.headers) authorizations += name == "authorization";
+            if (authorizations > 1) {
+                co_return Fail(app, ApiError::Unauthorized(
+                                        "More than one Authorization header: send exactly one"));
+            }
             const auto authorization = r.Header("authorization");
             // Named first: GCC 12 destroys temporaries of a ?: inside a co_await twice. A view of
             // the request's own header, which outlives the call.
@@ -75,36 +82,66 @@ http::Handler Authed(App& app, AuthedHandler handler) {
                                                                  std::string(kServiceVersion) + "'"
                                                            : "Required"}}));
             }
-            co_return co_await handler(r, *principal);
+            r.auth = std::move(*principal);
+            co_return std::nullopt;
+        } catch (const store::DatabaseUnavailable&) {
+            co_return Fail(app, ApiError::Unavailable());
+        }
+    };
+    route.handler = [&app, handler = std::move(handler)](
+                        http::Request& req) -> asio::awaitable<http::Response> {
+        http::Handler inner = [&handler](http::Request& r) -> asio::awaitable<http::Response> {
+            // Set by the gate, which every request of this route has passed.
+            const auto& who = std::any_cast<const auth::Principal&>(r.auth);
+            co_return co_await handler(r, who);
         };
         co_return co_await Guard(app, req, inner);
     };
+    return route;
 }
+
+namespace {
+
+// Check parses `body` and validates it against `schema`; `owned`, when set, is the string `body`
+// views, freed as soon as it is parsed.
+Result<nlohmann::json> Check(const App& app, std::string_view body, std::string* owned,
+                             const std::string& schema, bool defaults) {
+    auto parsed = validate::ParseRequestJson(body, app.max_json_depth);
+    if (owned != nullptr) std::string().swap(*owned);
+    if (!parsed) return Result<nlohmann::json>(boost::system::in_place_error, parsed.error());
+    auto issues = app.schemas->Validate(schema, *parsed);
+    if (!issues.empty()) {
+        return Result<nlohmann::json>(
+            boost::system::in_place_error,
+            ApiError::InvalidRequest("Invalid request body", std::move(issues)));
+    }
+    if (defaults) app.schemas->FillDefaults(schema, *parsed);
+    return Result<nlohmann::json>(boost::system::in_place_value, std::move(*parsed));
+}
+
+// CheckSomewhere runs Check here, or on the blocking pool for a body over kParseOnPoolBytes.
+asio::awaitable<Result<nlohmann::json>> CheckSomewhere(App& app, std::string_view body,
+                                                       std::string* owned,
+                                                       const std::string& schema, bool defaults) {
+    if (body.size() <= kParseOnPoolBytes) co_return Check(app, body, owned, schema, defaults);
+    std::optional<Result<nlohmann::json>> out;
+    co_await OnBlocking(app, [&] { out.emplace(Check(app, body, owned, schema, defaults)); });
+    co_return std::move(*out);
+}
+
+}  // namespace
 
 asio::awaitable<Result<nlohmann::json>> CheckedBody(App& app, std::string_view body,
                                                     std::string schema, bool defaults) {
-    std::optional<Result<nlohmann::json>> out;
-    auto check = [&] {
-        auto parsed = validate::ParseRequestJson(body, app.max_json_depth);
-        if (!parsed) {
-            out.emplace(boost::system::in_place_error, parsed.error());
-            return;
-        }
-        auto issues = app.schemas->Validate(schema, *parsed);
-        if (!issues.empty()) {
-            out.emplace(boost::system::in_place_error,
-                        ApiError::InvalidRequest("Invalid request body", std::move(issues)));
-            return;
-        }
-        out.emplace(boost::system::in_place_value,
-                    defaults ? app.schemas->ApplyDefaults(schema, *parsed) : std::move(*parsed));
-    };
-    if (body.size() > kParseOnPoolBytes) {
-        co_await OnBlocking(app, check);
-    } else {
-        check();
-    }
-    co_return std::move(*out);
+    co_return co_await CheckSomewhere(app, body, nullptr, schema, defaults);
+}
+
+asio::awaitable<Result<nlohmann::json>> CheckedBody(App& app, std::string&& body,
+                                                    std::string schema, bool defaults) {
+    // Taken from the caller, so its bytes go as soon as they are parsed: a large body (data URIs)
+    // is then held once, as the parsed value, not twice.
+    std::string owned = std::move(body);
+    co_return co_await CheckSomewhere(app, owned, &owned, schema, defaults);
 }
 
 namespace {

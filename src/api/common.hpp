@@ -18,8 +18,10 @@ namespace genhost::api {
 using AuthedHandler =
     std::function<boost::asio::awaitable<http::Response>(http::Request&, const auth::Principal&)>;
 
-// Authed wraps a handler that needs an authenticated caller and the version header.
-http::Handler Authed(App& app, AuthedHandler handler);
+// Authed puts a handler that needs an authenticated caller and the version header behind a gate
+// that checks both from the request's header, before its body is read: one Authorization header
+// with a valid key (401 otherwise, and for two or more), then X-Service-Version (400).
+http::GatedHandler Authed(App& app, AuthedHandler handler);
 
 // Public wraps a handler that needs neither (health, metrics, documents, output files).
 http::Handler Public(App& app, http::Handler handler);
@@ -48,6 +50,10 @@ boost::asio::awaitable<void> OnBlocking(App& app, F f) {
 // on the blocking pool, since the other connections of an I/O thread wait while it computes.
 inline constexpr std::size_t kParseOnPoolBytes = 64 * 1024;
 boost::asio::awaitable<Result<nlohmann::json>> CheckedBody(App& app, std::string_view body,
+                                                           std::string schema, bool defaults);
+// CheckedBody takes the body for a request that needs it no more: its bytes are freed as soon as
+// they are parsed, so a large body is never held twice.
+boost::asio::awaitable<Result<nlohmann::json>> CheckedBody(App& app, std::string&& body,
                                                            std::string schema, bool defaults);
 
 // CreditsJson renders a credit amount: an integer when whole, else a number.

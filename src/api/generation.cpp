@@ -12,7 +12,7 @@ namespace asio = boost::asio;
 
 asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& endpoint,
                                                  http::Request& req, const auth::Principal& who) {
-    auto checked = co_await CheckedBody(app, req.body, endpoint, /*defaults=*/true);
+    auto checked = co_await CheckedBody(app, std::move(req.body), endpoint, /*defaults=*/true);
     if (!checked) co_return http::Response::Error(checked.error(), app.doc_url);
     nlohmann::json input = std::move(*checked);
     const std::string model = input.at("model").get<std::string>();
@@ -59,7 +59,7 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
         assets::PrepareRequest prepare;
         prepare.task_id = id;
         prepare.org_id = who.org_id;
-        prepare.input = input;
+        prepare.input = std::move(input);  // not copied: data URIs can be megabytes
         prepare.field_limits = info->CapabilitiesFor(endpoint).value("inputs", nlohmann::json());
         for (const auto& field : media) {
             prepare.media.push_back({field.path, field.pointer,
@@ -72,8 +72,8 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
         }
         // Billed by the probed lengths when every medium was probed, else at the maxima.
         credits = prepared.all_probed
-                      ? app.catalog->EstimateCredits(endpoint, input, prepared.facts)
-                      : app.catalog->EstimateCredits(endpoint, input);
+                      ? app.catalog->EstimateCredits(endpoint, prepared.input, prepared.facts)
+                      : app.catalog->EstimateCredits(endpoint, prepared.input);
         stored_input = prepared.input.dump();
         inputs_kept = true;
     } else {

@@ -936,7 +936,9 @@ OJson CoreResponses() {
           {"x-should-retry", Ref("headers", "ShouldRetry")}}},
         {"content", JsonContent(Ref("schemas", "Error"))}};
     r["Unavailable"] = {
-        {"description", "The database is unreachable; genhost recovers by itself when it returns."},
+        {"description",
+         "The database is unreachable, or this node is at its cap of open connections or of "
+         "request bodies held in memory; retry after Retry-After (genhost recovers by itself)."},
         {"headers", {{"Retry-After", Ref("headers", "RetryAfter")}}},
         {"content", JsonContent(Ref("schemas", "Error"))}};
     return r;

@@ -2,8 +2,8 @@
 
 #include "genhost/assets/content_types.hpp"
 #include "genhost/assets/url.hpp"
+#include "genhost/core/crypto.hpp"
 #include "genhost/core/ids.hpp"
-#include "genhost/providers/inputs.hpp"
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/async_result.hpp>
@@ -31,33 +31,52 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
     return s.substr(0, prefix.size()) == prefix;
 }
 
-// DecodeDataUri is providers::DecodeDataUri, also taking what the request schemas accept beyond
-// it: `;BASE64` in any case and unpadded base64.
-std::optional<providers::DataUri> DecodeDataUri(const std::string& uri) {
-    if (auto decoded = providers::DecodeDataUri(uri)) return decoded;
+// DataUri is a base64 data URI taken apart, its data still encoded.
+struct DataUriParts {
+    std::string_view media_type;  // as written, parameters left out
+    std::string_view data;        // base64
+};
+
+// SplitDataUri takes `data:<type>/<subtype>[;params];base64,<data>` apart (`;base64` in any case,
+// as the request schemas accept it); nullopt when it is not of that form.
+std::optional<DataUriParts> SplitDataUri(std::string_view uri) {
+    constexpr std::string_view kScheme = "data:";
+    constexpr std::string_view kBase64 = ";base64";
+    if (!StartsWith(uri, kScheme)) return std::nullopt;
     const std::size_t comma = uri.find(',');
-    if (comma == std::string::npos || comma < 12) return std::nullopt;
-    std::string header = uri.substr(0, comma);
-    std::string_view marker = std::string_view(header).substr(header.size() - 7);
-    std::string lower(marker);
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lower != ";base64") return std::nullopt;
-    header.replace(header.size() - 7, 7, ";base64");
-    std::string_view data = std::string_view(uri).substr(comma + 1);
-    std::string normalized = header + ",";
-    normalized.reserve(header.size() + data.size() + 4);
-    normalized.append(data);
-    while ((normalized.size() - header.size() - 1) % 4 != 0) normalized.push_back('=');
-    return providers::DecodeDataUri(normalized);
+    if (comma == std::string_view::npos) return std::nullopt;
+    std::string_view header = uri.substr(kScheme.size(), comma - kScheme.size());
+    if (header.size() < kBase64.size()) return std::nullopt;
+    const std::string_view marker = header.substr(header.size() - kBase64.size());
+    for (std::size_t i = 0; i < marker.size(); ++i) {
+        if (std::tolower(static_cast<unsigned char>(marker[i])) != kBase64[i]) return std::nullopt;
+    }
+    header.remove_suffix(kBase64.size());
+    const std::string_view type = header.substr(0, header.find(';'));
+    if (type.find('/') == std::string_view::npos) return std::nullopt;
+    return DataUriParts{type, uri.substr(comma + 1)};
 }
 
-void WriteFile(const std::string& path, const std::string& bytes) {
+// DecodedSize is the length of what base64 `data` decodes to (padding optional).
+std::uint64_t DecodedSize(std::string_view data) {
+    while (!data.empty() && data.back() == '=') data.remove_suffix(1);
+    return data.size() / 4 * 3 + (data.size() % 4 == 0 ? 0 : data.size() % 4 - 1);
+}
+
+// WriteBase64File decodes base64 `data` into a new file at `path`; false when `data` is not
+// valid base64. Throws when the file cannot be written.
+bool WriteBase64File(const std::string& path, std::string_view data) {
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "wb"),
                                                          &std::fclose);
-    if (!file || std::fwrite(bytes.data(), 1, bytes.size(), file.get()) != bytes.size() ||
-        std::fflush(file.get()) != 0) {
+    if (!file) throw std::runtime_error("cannot write " + path);
+    bool write_failed = false;
+    const bool decoded = Base64DecodeInPieces(data, 64 * 1024, [&](std::string_view piece) {
+        write_failed = std::fwrite(piece.data(), 1, piece.size(), file.get()) != piece.size();
+        return !write_failed;
+    });
+    if (write_failed || std::fflush(file.get()) != 0)
         throw std::runtime_error("cannot write " + path);
-    }
+    return decoded;
 }
 
 }  // namespace
@@ -70,21 +89,27 @@ Result<ReadAsset> AssetReader::Read(const std::string& media, MediaKind kind,
                                     const std::string& destination) const {
     std::string media_type;
     if (StartsWith(media, "data:")) {
-        const auto decoded = DecodeDataUri(media);
-        if (!decoded) return Fail(FailureKind::kInvalidDataUri, messages::kInvalidDataUri);
-        media_type = NormalizeMediaType(decoded->media_type);
+        const auto parts = SplitDataUri(media);
+        if (!parts) return Fail(FailureKind::kInvalidDataUri, messages::kInvalidDataUri);
+        media_type = NormalizeMediaType(std::string(parts->media_type));
         if (!IsApprovedMediaType(media_type, kind)) {
             return Fail(FailureKind::kUnsupportedType, messages::kUnsupportedType,
                         "data URI of type " + media_type);
         }
-        if (decoded->bytes.empty()) {
+        const std::uint64_t size = DecodedSize(parts->data);
+        if (size == 0) {
             return Fail(FailureKind::kInvalidDataUri, messages::kInvalidDataUri, "no data");
         }
-        if (decoded->bytes.size() > limits_.DataUriBytes(kind)) {
+        if (size > limits_.DataUriBytes(kind)) {
             return Fail(FailureKind::kTooLarge, messages::kTooLarge,
-                        std::to_string(decoded->bytes.size()) + " bytes in a data URI");
+                        std::to_string(size) + " bytes in a data URI");
         }
-        WriteFile(destination, decoded->bytes);
+        // Decoded straight into the file, a piece at a time: no decoded copy in memory.
+        if (!WriteBase64File(destination, parts->data)) {
+            std::error_code ignored;
+            fs::remove(destination, ignored);
+            return Fail(FailureKind::kInvalidDataUri, messages::kInvalidDataUri);
+        }
     } else if (StartsWith(media, kUploadScheme)) {
         const std::string id = media.substr(kUploadScheme.size());
         const auto source = id.empty() ? std::nullopt : uploads_.PathFor(org_id, id);
@@ -172,6 +197,7 @@ void RequestInputs::ReadItem(const PrepareRequest& request, Item& item) const {
     fs::create_directories(dir);
     auto read =
         reader_.Read(item.value, item.media->kind, request.org_id, dir + "/" + item.file_name);
+    std::string().swap(item.value);  // a data URI's megabytes are in the file now
     if (read) {
         item.asset = std::move(*read);
     } else {
@@ -181,7 +207,7 @@ void RequestInputs::ReadItem(const PrepareRequest& request, Item& item) const {
     }
 }
 
-Prepared RequestInputs::Finish(const PrepareRequest& request, std::vector<Item>& items) const {
+Prepared RequestInputs::Finish(PrepareRequest& request, std::vector<Item>& items) const {
     for (const Item& item : items) {
         if (item.fault) {
             area_.Remove(request.task_id);
@@ -205,23 +231,27 @@ Prepared RequestInputs::Finish(const PrepareRequest& request, std::vector<Item>&
         area_.Remove(request.task_id);
         return out;
     }
-    out.input = request.input;
-    for (const Item& item : items) {
-        if (!item.asset) continue;
-        out.input[nlohmann::json::json_pointer(item.media->pointer)] =
-            InputArea::Reference(request.task_id, item.file_name);
+    out.input = std::move(request.input);
+    for (Item& item : items) {
+        auto& value = out.input[nlohmann::json::json_pointer(item.media->pointer)];
+        if (item.asset) {
+            value = InputArea::Reference(request.task_id, item.file_name);
+        } else {
+            value = std::move(item.value);  // MakeItems took it out; the worker reads it later
+        }
     }
     out.facts = FactsOf(probed);
     return out;
 }
 
-std::vector<RequestInputs::Item> RequestInputs::MakeItems(const PrepareRequest& request) {
+std::vector<RequestInputs::Item> RequestInputs::MakeItems(PrepareRequest& request) {
     std::vector<Item> items(request.media.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
         const MediaInput& media = request.media[i];
         items[i].media = &media;
-        items[i].value =
-            request.input.at(nlohmann::json::json_pointer(media.pointer)).get<std::string>();
+        // Moved out, not copied (a data URI can be megabytes); Finish puts back what it keeps.
+        items[i].value = std::move(
+            request.input.at(nlohmann::json::json_pointer(media.pointer)).get_ref<std::string&>());
         items[i].file_name = "input_" + std::to_string(i);
     }
     return items;
@@ -272,7 +302,8 @@ asio::awaitable<Prepared> RequestInputs::Prepare(PrepareRequest request) {
     co_return result;
 }
 
-Prepared RequestInputs::PrepareSync(const PrepareRequest& request) {
+Prepared RequestInputs::PrepareSync(const PrepareRequest& original) {
+    PrepareRequest request = original;
     std::vector<Item> items = MakeItems(request);
     std::latch done(static_cast<std::ptrdiff_t>(items.size()));
     for (Item& item : items) {

@@ -16,6 +16,8 @@ namespace {
 // and of the latency scale (100 already makes a typical 30 s model take 50 minutes).
 constexpr int kMaxThreads = 1024;
 constexpr double kMaxLatencyScale = 100;
+// Each connection is a file descriptor; the process's limit is checked at start.
+constexpr std::size_t kMaxConnections = 1000000;
 
 bool SplitListen(const std::string& value, std::string& host, unsigned short& port) {
     const auto colon = value.rfind(':');
@@ -86,6 +88,9 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
     env("GENHOST_WORKERS", s.workers);
     env("GENHOST_MAX_BODY_BYTES", s.max_body_bytes);
     env("GENHOST_READ_TIMEOUT", s.read_timeout_seconds);
+    env("GENHOST_MAX_CONNECTIONS", s.max_connections);
+    env("GENHOST_MAX_BODY_MEMORY", s.max_body_memory);
+    env("GENHOST_SCRATCH_SWEEP_INTERVAL", s.scratch_sweep_interval_seconds);
     env("GENHOST_DRAIN_TIMEOUT", s.drain_timeout_seconds);
     env("GENHOST_OUTPUT_URL_TTL", s.output_url_ttl_seconds);
     env("GENHOST_LEASE_SECONDS", s.lease_seconds);
@@ -134,6 +139,9 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         ("workers", po::value(&s.workers)->default_value(s.workers), "GENHOST_WORKERS: concurrent generation tasks")
         ("max-body-bytes", po::value(&s.max_body_bytes)->default_value(s.max_body_bytes), "GENHOST_MAX_BODY_BYTES")
         ("read-timeout", po::value(&s.read_timeout_seconds)->default_value(s.read_timeout_seconds), "GENHOST_READ_TIMEOUT: seconds to read one request")
+        ("max-connections", po::value(&s.max_connections)->default_value(s.max_connections), "GENHOST_MAX_CONNECTIONS: open connections at most; past it a new one is answered 503")
+        ("max-body-memory", po::value(&s.max_body_memory)->default_value(s.max_body_memory), "GENHOST_MAX_BODY_MEMORY: bytes of request bodies held at once; past it a body is answered 503")
+        ("scratch-sweep-interval", po::value(&s.scratch_sweep_interval_seconds)->default_value(s.scratch_sweep_interval_seconds), "GENHOST_SCRATCH_SWEEP_INTERVAL: seconds between sweeps of the scratch of processes that are gone")
         ("drain-timeout", po::value(&s.drain_timeout_seconds)->default_value(s.drain_timeout_seconds), "GENHOST_DRAIN_TIMEOUT: seconds to finish in-flight requests on SIGTERM")
         ("output-url-ttl", po::value(&s.output_url_ttl_seconds)->default_value(s.output_url_ttl_seconds), "GENHOST_OUTPUT_URL_TTL: seconds an output URL stays valid")
         ("lease-seconds", po::value(&s.lease_seconds)->default_value(s.lease_seconds), "GENHOST_LEASE_SECONDS: task lease length")
@@ -210,6 +218,14 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
     } else if (s.max_body_bytes == 0 || s.max_body_bytes > SIZE_MAX / 2) {
         // program_options reads "-1" into an unsigned as SIZE_MAX: no limit at all.
         out.error = "max body bytes must be a positive size";
+    } else if (s.max_connections == 0 || s.max_connections > kMaxConnections) {
+        out.error = "max connections must be from 1 to " + std::to_string(kMaxConnections);
+    } else if (s.max_body_memory < s.max_body_bytes || s.max_body_memory > SIZE_MAX / 2) {
+        // Below it, a body of the largest allowed size could never be read.
+        out.error = "max body memory must be at least max body bytes (" +
+                    std::to_string(s.max_body_bytes) + ")";
+    } else if (!(s.scratch_sweep_interval_seconds > 0)) {
+        out.error = "scratch sweep interval must be positive";
     } else if (s.upload_max_bytes == 0 || s.upload_max_bytes > SIZE_MAX / 4) {
         out.error = "upload max bytes must be a positive size";
     } else if (!(s.upload_ttl_seconds > 0) || !(s.upload_sweep_interval_seconds > 0)) {

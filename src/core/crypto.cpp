@@ -5,6 +5,8 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 namespace genhost {
@@ -134,14 +136,22 @@ std::string Base64Encode(std::string_view data) { return Encode64(data, kB64, tr
 
 std::string Base64UrlEncode(std::string_view data) { return Encode64(data, kB64Url, false); }
 
-std::optional<std::string> Base64Decode(std::string_view in) {
-    static const auto kTable = [] {
+namespace {
+// Base64Table maps each byte to its value in the standard alphabet, -1 outside it.
+const std::array<std::int8_t, 256>& Base64Table() {
+    static const auto table = [] {
         std::array<std::int8_t, 256> t{};
         t.fill(-1);
         for (int i = 0; i < 64; ++i)
             t[static_cast<unsigned char>(kB64[i])] = static_cast<std::int8_t>(i);
         return t;
     }();
+    return table;
+}
+}  // namespace
+
+std::optional<std::string> Base64Decode(std::string_view in) {
+    const auto& table = Base64Table();
     if (in.size() % 4 != 0) return std::nullopt;
     std::size_t padding = 0;
     if (!in.empty() && in.back() == '=') ++padding;
@@ -157,7 +167,7 @@ std::optional<std::string> Base64Decode(std::string_view in) {
                 v[k] = 0;
                 continue;
             }
-            v[k] = kTable[static_cast<unsigned char>(c)];
+            v[k] = table[static_cast<unsigned char>(c)];
             if (v[k] < 0) return std::nullopt;
         }
         const unsigned n = (v[0] << 18) | (v[1] << 12) | (v[2] << 6) | v[3];
@@ -166,6 +176,45 @@ std::optional<std::string> Base64Decode(std::string_view in) {
         if (!(last && padding >= 1)) out += static_cast<char>(n & 0xFF);
     }
     return out;
+}
+
+bool Base64DecodeInPieces(std::string_view in, std::size_t piece,
+                          const std::function<bool(std::string_view)>& sink) {
+    const auto& table = Base64Table();
+    std::size_t padding = 0;
+    while (padding < in.size() && padding < 2 && in[in.size() - 1 - padding] == '=') ++padding;
+    const std::string_view data = in.substr(0, in.size() - padding);
+    // Padded input is whole quads; unpadded input may end in 2 or 3 characters, never 1.
+    if (padding > 0 && in.size() % 4 != 0) return false;
+    if (data.size() % 4 == 1) return false;
+    piece = std::max<std::size_t>(piece / 3 * 3, 3);
+    std::string out;
+    out.reserve(piece);
+    const auto* p = reinterpret_cast<const unsigned char*>(data.data());
+    std::size_t i = 0;
+    for (; i + 4 <= data.size(); i += 4) {
+        const int a = table[p[i]], b = table[p[i + 1]], c = table[p[i + 2]], d = table[p[i + 3]];
+        if ((a | b | c | d) < 0) return false;
+        const unsigned n = (unsigned(a) << 18) | (unsigned(b) << 12) | (unsigned(c) << 6) | d;
+        out += static_cast<char>((n >> 16) & 0xFF);
+        out += static_cast<char>((n >> 8) & 0xFF);
+        out += static_cast<char>(n & 0xFF);
+        if (out.size() >= piece) {
+            if (!sink(out)) return false;
+            out.clear();
+        }
+    }
+    if (const std::size_t rest = data.size() - i; rest > 0) {
+        int v[3] = {0, 0, 0};
+        for (std::size_t k = 0; k < rest; ++k) {
+            v[k] = table[p[i + k]];
+            if (v[k] < 0) return false;
+        }
+        const unsigned n = (unsigned(v[0]) << 18) | (unsigned(v[1]) << 12) | (unsigned(v[2]) << 6);
+        out += static_cast<char>((n >> 16) & 0xFF);
+        if (rest == 3) out += static_cast<char>((n >> 8) & 0xFF);
+    }
+    return out.empty() || sink(out);
 }
 
 std::optional<std::string> Base64UrlDecode(std::string_view in) {

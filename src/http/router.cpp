@@ -35,6 +35,11 @@ void Router::Add(std::string method, std::string pattern, Handler handler) {
     routes_.push_back(std::move(r));
 }
 
+void Router::Add(std::string method, std::string pattern, GatedHandler route) {
+    Add(std::move(method), std::move(pattern), std::move(route.handler));
+    routes_.back().gate = std::move(route.gate);
+}
+
 void Router::AddStreaming(std::string method, std::string pattern, std::size_t max_body_bytes,
                           StreamingHandler handler) {
     Add(std::move(method), std::move(pattern), nullptr);
@@ -78,6 +83,7 @@ Router::Match Router::Find(std::string_view method, std::string_view path) const
         } else {
             m.handler = &route.handler;
         }
+        if (route.gate) m.gate = &route.gate;
         m.pattern = route.pattern;
         MatchSegments(route, segments, &m.params);
         return m;

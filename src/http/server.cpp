@@ -63,6 +63,9 @@ struct Server::Session {
 
 namespace {
 
+// kMaxRefusing bounds the connections being answered 503 at the connection cap at once.
+constexpr int kMaxRefusing = 64;
+
 // TcpEndpoint reads a generic endpoint that holds an IPv4 or IPv6 address as a TCP endpoint.
 tcp::endpoint TcpEndpoint(const Protocol::endpoint& generic) {
     tcp::endpoint out;
@@ -116,6 +119,106 @@ std::pair<int, std::string> ReadFailure(const beast::error_code& ec, bool got_so
         }
     }
     return {0, ""};
+}
+
+// FailureResponse is the answer to a request that could not be read or framed: the contract's
+// error body for `status` (a 400 with no issues, since no field is at fault).
+Response FailureResponse(int status, const std::string& message, std::string_view doc_url) {
+    if (status == 400) return Response::Error(ApiError::InvalidRequest(message), doc_url);
+    if (status == 413) {
+        ApiError e;
+        e.code = ErrorCode::kPayloadTooLarge;
+        e.message = message;
+        return Response::Error(e, doc_url);
+    }
+    return Response::JsonText(status, ErrorJson(message));
+}
+
+// TrimOws removes the optional white space (spaces and tabs) around a list element.
+std::string_view TrimOws(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+}
+
+// FramingProblem checks what RFC 9112 asks of a request's framing and Host beyond what Beast's
+// parser checks, and returns the status and message to answer with (the connection then closes),
+// or nullopt when the request may be read:
+// - Transfer-Encoding (section 6.1): in HTTP/1.0 the framing is faulty (400); in HTTP/1.1 the
+//   codings of every Transfer-Encoding field, in order, must end with one `chunked`. Anything
+//   else leaves the body's length undetermined (400: Beast would read no body and take the body's
+//   bytes for the next request, which is request smuggling behind a proxy that reads the framing
+//   differently). A coding genhost does not implement before the final chunked is a 400 too
+//   (RFC 9112 suggests 501, which no operation of the published contract lists).
+// - Host (section 3.2): an HTTP/1.1 request without one, or any request with more than one, is a
+//   400.
+template <class Fields>
+std::optional<std::pair<int, std::string>> FramingProblem(const bhttp::request_header<Fields>& h) {
+    std::vector<std::string_view> codings;
+    bool has_te = false;
+    for (const auto& field : h) {
+        if (field.name() != bhttp::field::transfer_encoding) continue;
+        has_te = true;
+        std::string_view list = field.value();
+        while (true) {
+            const std::size_t comma = list.find(',');
+            const std::string_view element = TrimOws(list.substr(0, comma));
+            if (!element.empty()) codings.push_back(element);
+            if (comma == std::string_view::npos) break;
+            list.remove_prefix(comma + 1);
+        }
+    }
+    if (has_te) {
+        if (h.version() < 11) {
+            return std::pair<int, std::string>{
+                400, "Transfer-Encoding is not allowed in an HTTP/1.0 request"};
+        }
+        if (codings.empty() || !beast::iequals(codings.back(), "chunked")) {
+            return std::pair<int, std::string>{
+                400, "Invalid Transfer-Encoding: chunked must be the final transfer coding"};
+        }
+        for (std::size_t i = 0; i + 1 < codings.size(); ++i) {
+            if (beast::iequals(codings[i], "chunked")) {
+                return std::pair<int, std::string>{
+                    400, "Invalid Transfer-Encoding: chunked may be applied only once"};
+            }
+            return std::pair<int, std::string>{
+                400, "Invalid Transfer-Encoding: the transfer coding " +
+                         std::string(codings[i].substr(0, 64)) +
+                         " is not supported; send the body with Content-Length or chunked"};
+        }
+    }
+    const std::size_t hosts = h.count(bhttp::field::host);
+    if (hosts > 1) return std::pair<int, std::string>{400, "More than one Host header"};
+    if (hosts == 0 && h.version() >= 11) {
+        return std::pair<int, std::string>{400, "Missing Host header"};
+    }
+    return std::nullopt;
+}
+
+// MakeRequest is genhost's view of a request whose header has been read (its body is read later,
+// into `body`).
+template <class Fields>
+Request MakeRequest(const bhttp::request_header<Fields>& raw, const std::string& remote) {
+    Request request;
+    request.method = std::string(raw.method_string());
+    request.target = OriginForm(raw.target());
+    const auto q = request.target.find('?');
+    request.path = request.target.substr(0, q);
+    if (q != std::string::npos) request.query = request.target.substr(q + 1);
+    request.headers.reserve(static_cast<std::size_t>(std::distance(raw.begin(), raw.end())));
+    for (const auto& field : raw) {
+        std::string name(field.name_string());
+        for (auto& c : name) {
+            if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');  // ASCII only
+        }
+        request.headers.emplace_back(std::move(name), std::string(field.value()));
+    }
+    request.remote_address = remote;
+    const auto client_id = request.Header("x-request-id");
+    request.request_id =
+        client_id && SaneRequestId(*client_id) ? std::string(*client_id) : NewRequestId();
+    return request;
 }
 
 // StreamBodyReader reads the body of a streaming route from the connection as the handler asks
@@ -328,6 +431,13 @@ asio::awaitable<void> Server::AcceptLoop() {
         if (ec) {
             if (ec == asio::error::operation_aborted) co_return;
             spdlog::warn("accept failed: {}", ec.message());
+            if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space ||
+                ec == asio::error::no_memory || ec.value() == ENFILE) {
+                // Out of file descriptors or memory: trying again at once would spin.
+                asio::steady_timer pause(acceptor_.get_executor(), std::chrono::milliseconds(50));
+                co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
+                if (stopping_) co_return;
+            }
             continue;
         }
         if (options_.unix_path.empty()) {
@@ -336,6 +446,27 @@ asio::awaitable<void> Server::AcceptLoop() {
             socket.set_option(tcp::no_delay(true), ignored);
         }
         auto session = std::make_shared<Session>(std::move(socket), index);
+        if (options_.max_connections != 0 &&
+            static_cast<std::size_t>(sessions_.load()) >= options_.max_connections) {
+            // Past the cap: a 503 instead of one more connection, and a bounded number of those
+            // at once (beyond it the connection is just closed).
+            ++refusals_;
+            if (refusing_.load() >= kMaxRefusing) continue;  // closed as `session` goes
+            ++refusing_;
+            {
+                std::lock_guard lock(sessions_mu_);
+                live_.insert(session);
+            }
+            asio::co_spawn(session->stream.get_executor(), RefuseConnection(session),
+                           [this, session](std::exception_ptr) {
+                               {
+                                   std::lock_guard lock(sessions_mu_);
+                                   live_.erase(session);
+                               }
+                               --refusing_;
+                           });
+            continue;
+        }
         {
             std::lock_guard lock(sessions_mu_);
             live_.insert(session);
@@ -390,6 +521,115 @@ asio::awaitable<Response> Server::Dispatch(Request& request, Router::Match& matc
     }
 }
 
+asio::awaitable<void> Server::RefuseConnection(std::shared_ptr<Session> session) {
+    auto& stream = session->stream;
+    const auto started = std::chrono::steady_clock::now();
+    // What the client has sent already is read first: closing a socket with unread bytes resets
+    // the connection, and the client might lose the answer.
+    beast::error_code ec;
+    std::array<char, 4096> scratch;
+    stream.non_blocking(true, ec);
+    for (int i = 0; i < 16 && !ec; ++i) stream.read_some(asio::buffer(scratch), ec);
+    stream.non_blocking(false, ec);
+    Request request;
+    request.method = "-";
+    request.path = "-";
+    request.route = "refused";
+    request.request_id = NewRequestId();
+    if (options_.unix_path.empty()) {
+        const auto ep = stream.remote_endpoint(ec);
+        if (!ec) request.remote_address = TcpEndpoint(ep).address().to_string();
+    }
+    ApiError e =
+        ApiError::Unavailable("The server has too many open connections; try again shortly");
+    e.retry_after_seconds = 1;
+    session->Limit(std::chrono::seconds(2));
+    const bool sent = co_await Send(*session, request, Response::Error(e, options_.doc_url), 11,
+                                    /*keep_alive=*/false, started);
+    if (sent) {
+        session->Limit(std::chrono::seconds(1));
+        stream.shutdown(asio::socket_base::shutdown_send, ec);
+        for (;;) {
+            auto [rec, n] = co_await stream.async_read_some(asio::buffer(scratch),
+                                                            asio::as_tuple(asio::use_awaitable));
+            if (rec) break;
+        }
+    }
+    stream.close(ec);
+}
+
+asio::awaitable<bool> Server::Send(Session& session, const Request& request,
+                                   const Response& response, unsigned version, bool keep_alive,
+                                   std::chrono::steady_clock::time_point started) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    metrics_.ObserveRequest(request.route.empty() ? std::string_view("unmatched") : request.route,
+                            request.method.empty() ? std::string_view("-") : request.method,
+                            response.status, seconds);
+    // Formatted only when the access log is on (the level may leave it off).
+    if (const auto access = AccessLogger(); access->should_log(spdlog::level::info)) {
+        access->info(
+            R"({{"ts":"{}","level":"info","logger":"access","method":"{}","path":"{}","status":{},"duration_ms":{:.3f},"request_id":"{}","org":"{}","remote":"{}"}})",
+            FormatTimestamp(SystemClock::Instance().Now()), JsonEscape(request.method),
+            JsonEscape(request.path), response.status, seconds * 1000,
+            JsonEscape(request.request_id), JsonEscape(request.org_id),
+            JsonEscape(request.remote_address));
+    }
+    if (session.deadline == std::chrono::steady_clock::time_point::max()) {
+        session.Limit(options_.read_timeout);
+    }
+    const beast::error_code wec =
+        co_await WriteResponse(session.stream, response, version, keep_alive,
+                               request.method == "HEAD", request.request_id);
+    session.Unlimit();
+    co_return !wec;
+}
+
+bool Server::TakeBodyMemory(std::size_t bytes) {
+    if (bytes == 0) return true;
+    if (options_.max_body_memory == 0) {
+        body_memory_ += bytes;
+        return true;
+    }
+    std::size_t now = body_memory_.load();
+    do {
+        if (now + bytes > options_.max_body_memory || now + bytes < now) return false;
+    } while (!body_memory_.compare_exchange_weak(now, now + bytes));
+    return true;
+}
+
+void Server::GiveBodyMemory(std::size_t bytes) { body_memory_ -= bytes; }
+
+namespace {
+
+// BodyHold is what one request's body holds of the server's body memory; it gives it back
+// when it goes.
+class BodyHold {
+  public:
+    explicit BodyHold(Server& server) : server_(server) {}
+    ~BodyHold() { server_.GiveBodyMemory(held_); }
+    BodyHold(const BodyHold&) = delete;
+    BodyHold& operator=(const BodyHold&) = delete;
+
+    // HoldAtLeast makes what is held at least `bytes`; false when the server has no room.
+    bool HoldAtLeast(std::size_t bytes) {
+        if (bytes <= held_) return true;
+        if (!server_.TakeBodyMemory(bytes - held_)) return false;
+        held_ = bytes;
+        return true;
+    }
+
+  private:
+    Server& server_;
+    std::size_t held_ = 0;
+};
+
+// kBusyMessage is the 503 of a body the server has no memory left for.
+constexpr std::string_view kBusyMessage =
+    "The server is holding too many request bodies; try again shortly";
+
+}  // namespace
+
 asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
     auto& stream = session->stream;
     // The time limits of reading a request and writing its response are kept by the thread's
@@ -406,7 +646,8 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
 
     for (;;) {
         // The header first: the route decides how the body is read (whole, under the server's
-        // limit, or streamed by a streaming route's handler under the route's own limit).
+        // limit, or streamed by a streaming route's handler under the route's own limit), and its
+        // gate whether it is read at all.
         bhttp::request_parser<bhttp::empty_body> header_parser;
         header_parser.header_limit(static_cast<std::uint32_t>(options_.max_header_bytes));
         header_parser.body_limit(boost::none);  // checked below, once the route is known
@@ -414,128 +655,177 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         session->Limit(options_.read_timeout);
         auto [ec, bytes] = co_await bhttp::async_read_header(stream, buffer, header_parser,
                                                              asio::as_tuple(asio::use_awaitable));
-        auto [status, message] = ReadFailure(ec, header_parser.got_some());
-        Router::Match match;
-        std::string target;
-        bool linger = false;
-        if (!ec) {
-            target = OriginForm(header_parser.get().target());
-            match = router_.Find(header_parser.get().method_string(),
-                                 std::string_view(target).substr(0, target.find('?')));
-            const std::size_t limit =
-                match.streaming != nullptr ? match.body_limit : options_.max_body_bytes;
-            if (const auto length = header_parser.content_length(); length && *length > limit) {
-                ec = bhttp::error::body_limit;
-                std::tie(status, message) = ReadFailure(ec, true);
-                // An upload client is usually still sending: let it read the 413 first.
-                linger = match.streaming != nullptr;
-            }
-        }
-        std::optional<bhttp::request_parser<bhttp::string_body>> parser;
-        std::optional<bhttp::request_parser<bhttp::buffer_body>> stream_parser;
-        if (!ec && match.streaming != nullptr) {
-            stream_parser.emplace(std::move(header_parser));
-            stream_parser->body_limit(match.body_limit);
-        } else if (!ec) {
-            parser.emplace(std::move(header_parser));
-            parser->body_limit(options_.max_body_bytes);
-            if (!parser->is_done()) {
-                // A client that sent "Expect: 100-continue" waits for this before its body (curl
-                // does for bodies over 1 MB, for a second); one whose body is too large has had
-                // its 413 above instead. (An HTTP/1.0 client is never sent a 1xx.)
-                const auto expect = parser->get().find(bhttp::field::expect);
-                if (parser->get().version() >= 11 && expect != parser->get().end() &&
-                    beast::iequals(expect->value(), "100-continue")) {
-                    bhttp::response<bhttp::empty_body> proceed{bhttp::status::continue_, 11};
-                    std::tie(ec, bytes) = co_await bhttp::async_write(
-                        stream, proceed, asio::as_tuple(asio::use_awaitable));
-                }
-                if (!ec) {
-                    std::tie(ec, bytes) = co_await bhttp::async_read(
-                        stream, buffer, *parser, asio::as_tuple(asio::use_awaitable));
-                }
-                std::tie(status, message) = ReadFailure(ec, parser->got_some());
-            }
-        }
         session->Unlimit();
+        const auto started = std::chrono::steady_clock::now();
         if (ec) {
+            const auto [status, message] = ReadFailure(ec, header_parser.got_some());
             if (status != 0) {
-                const Response failure = Response::JsonText(status, ErrorJson(message));
+                // What of the request line was read goes into the access log line.
+                Request failed;
+                const auto& partial = header_parser.get();
+                failed.method =
+                    partial.target().empty() ? "-" : std::string(partial.method_string());
+                failed.path = partial.target().empty() ? "-" : OriginForm(partial.target());
+                failed.path = failed.path.substr(0, failed.path.find('?'));
+                failed.route = "unmatched";
+                failed.request_id = NewRequestId();
+                failed.remote_address = remote;
                 session->Limit(std::chrono::seconds(5));
-                const beast::error_code wec =
-                    co_await WriteResponse(stream, failure, 11, /*keep_alive=*/false,
-                                           /*head=*/false, NewRequestId());
-                metrics_.ObserveRequest("unmatched", "-", status, 0);
-                if (!wec && linger) co_await Linger(*session);
+                co_await Send(*session, failed, FailureResponse(status, message, options_.doc_url),
+                              11,
+                              /*keep_alive=*/false, started);
             }
             break;
         }
 
+        const auto& head = header_parser.get();
+        const unsigned version = head.version();
+        Request request = MakeRequest(head, remote);
+        // A body follows the header: a Content-Length above 0, or chunked.
+        const bool announced = !header_parser.is_done();
+        const bool keep_alive = header_parser.keep_alive();
+
+        // Answered before the body is read: framing, route, gate, size, memory. With a body
+        // announced and left unread, the connection cannot carry another request: it closes,
+        // after a linger so the client reads the answer before the socket goes.
+        std::optional<Response> early;
+        bool close = false;
+        Router::Match match;
+        if (auto problem = FramingProblem(head)) {
+            request.route = "unmatched";
+            early = FailureResponse(problem->first, problem->second, options_.doc_url);
+            close = true;
+        } else {
+            match = router_.Find(request.method, request.path);
+            if (match.kind != Router::Match::Kind::kFound) {
+                early = co_await Dispatch(request, match, nullptr);
+            } else {
+                request.route = match.pattern;
+                if (match.gate != nullptr) {
+                    session->busy = true;
+                    early = co_await PassGate(request, *match.gate);
+                    session->busy = false;
+                }
+                const std::size_t limit =
+                    match.streaming != nullptr ? match.body_limit : options_.max_body_bytes;
+                if (const auto length = header_parser.content_length();
+                    !early && length && *length > limit) {
+                    early = FailureResponse(413, "Request body too large", options_.doc_url);
+                }
+            }
+        }
+        BodyHold memory(*this);
+        if (!early && match.streaming == nullptr && announced &&
+            !memory.HoldAtLeast(static_cast<std::size_t>(header_parser.content_length().value_or(
+                std::min<std::uint64_t>(options_.max_body_bytes, 64 * 1024))))) {
+            ApiError e = ApiError::Unavailable(std::string(kBusyMessage));
+            e.retry_after_seconds = 1;
+            early = Response::Error(e, options_.doc_url);
+        }
+        if (early) {
+            close = close || announced || !keep_alive || stopping_;
+            const bool sent = co_await Send(*session, request, *early, version, !close, started);
+            if (sent && announced) co_await Linger(*session);
+            if (!sent || close) break;
+            continue;
+        }
+
+        std::optional<bhttp::request_parser<bhttp::string_body>> parser;
+        std::optional<bhttp::request_parser<bhttp::buffer_body>> stream_parser;
+        if (match.streaming != nullptr) {
+            stream_parser.emplace(std::move(header_parser));
+            stream_parser->body_limit(match.body_limit);
+        } else if (announced) {
+            parser.emplace(std::move(header_parser));
+            parser->body_limit(options_.max_body_bytes);
+            // A client that sent "Expect: 100-continue" waits for this before its body (curl
+            // does for bodies over 1 MB, for a second); it comes only now that the request has
+            // passed every check above. (An HTTP/1.0 client is never sent a 1xx.)
+            const auto expect = request.Header("expect");
+            session->Limit(options_.read_timeout);
+            if (version >= 11 && expect && beast::iequals(*expect, "100-continue")) {
+                bhttp::response<bhttp::empty_body> proceed{bhttp::status::continue_, 11};
+                std::tie(ec, bytes) = co_await bhttp::async_write(
+                    stream, proceed, asio::as_tuple(asio::use_awaitable));
+            }
+            // Read in pieces, so a chunked body (no length announced) is counted against the
+            // body memory as it grows.
+            while (!ec && !parser->is_done()) {
+                std::tie(ec, bytes) = co_await bhttp::async_read_some(
+                    stream, buffer, *parser, asio::as_tuple(asio::use_awaitable));
+                // A Content-Length was held in full above; a chunked body holds what it grew to.
+                if (!ec && !parser->content_length() &&
+                    !memory.HoldAtLeast(parser->get().body().capacity())) {
+                    ApiError e = ApiError::Unavailable(std::string(kBusyMessage));
+                    e.retry_after_seconds = 1;
+                    session->Unlimit();
+                    if (co_await Send(*session, request, Response::Error(e, options_.doc_url),
+                                      version, false, started)) {
+                        co_await Linger(*session);
+                    }
+                    co_await Close(*session);
+                    co_return;
+                }
+            }
+            session->Unlimit();
+            if (ec) {
+                const auto [status, message] = ReadFailure(ec, true);
+                if (status != 0) {
+                    session->Limit(std::chrono::seconds(5));
+                    if (co_await Send(*session, request,
+                                      FailureResponse(status, message, options_.doc_url), version,
+                                      false, started) &&
+                        status == 413) {
+                        co_await Linger(*session);
+                    }
+                }
+                break;
+            }
+            request.body = std::move(parser->get().body());
+        }
+
         session->busy = true;
         ++in_flight_;
-        const auto started = std::chrono::steady_clock::now();
-        const auto& raw = parser ? parser->get().base() : stream_parser->get().base();
-        Request request;
-        request.method = std::string(raw.method_string());
-        request.target = std::move(target);
-        const auto q = request.target.find('?');
-        request.path = request.target.substr(0, q);
-        if (q != std::string::npos) request.query = request.target.substr(q + 1);
-        request.headers.reserve(static_cast<std::size_t>(std::distance(raw.begin(), raw.end())));
-        for (const auto& field : raw) {
-            std::string name(field.name_string());
-            for (auto& c : name) {
-                if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');  // ASCII only
-            }
-            request.headers.emplace_back(std::move(name), std::string(field.value()));
-        }
-        if (parser) request.body = std::move(parser->get().body());
-        request.remote_address = remote;
-        const auto client_id = request.Header("x-request-id");
-        request.request_id =
-            client_id && SaneRequestId(*client_id) ? std::string(*client_id) : NewRequestId();
-        const bool keep_alive =
-            parser ? parser->get().keep_alive() : stream_parser->get().keep_alive();
-
         std::optional<StreamBodyReader> body_reader;
         if (stream_parser) {
             const auto expect = request.Header("expect");
             body_reader.emplace(*session, buffer, *stream_parser, options_.read_timeout,
-                                expect && beast::iequals(*expect, "100-continue"));
+                                version >= 11 && expect && beast::iequals(*expect, "100-continue"));
         }
         Response response =
             co_await Dispatch(request, match, body_reader ? &*body_reader : nullptr);
         // A streaming handler that answered before reading its whole body leaves the rest of it
         // in the connection: that connection cannot carry another request.
         const bool unread_body = body_reader && !body_reader->Done();
-
         const bool stay = keep_alive && !stopping_ && !unread_body;
-        const bool head = request.method == "HEAD";
-
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        metrics_.ObserveRequest(request.route, request.method, response.status, seconds);
-        // Formatted only when the access log is on (the level may leave it off).
-        if (const auto access = AccessLogger(); access->should_log(spdlog::level::info)) {
-            access->info(
-                R"({{"ts":"{}","level":"info","logger":"access","method":"{}","path":"{}","status":{},"duration_ms":{:.3f},"request_id":"{}","org":"{}","remote":"{}"}})",
-                FormatTimestamp(SystemClock::Instance().Now()), JsonEscape(request.method),
-                JsonEscape(request.path), response.status, seconds * 1000,
-                JsonEscape(request.request_id), JsonEscape(request.org_id), JsonEscape(remote));
-        }
-
-        session->Limit(options_.read_timeout);
-        const beast::error_code wec =
-            co_await WriteResponse(stream, response, raw.version(), stay, head, request.request_id);
-        session->Unlimit();
-        if (!wec && unread_body && !body_reader->Broken()) co_await Linger(*session);
+        // The body is not needed any more: its memory goes back before the response is written.
+        request.body = std::string();
+        const bool sent = co_await Send(*session, request, response, version, stay, started);
+        if (sent && unread_body && !body_reader->Broken()) co_await Linger(*session);
         --in_flight_;
         session->busy = false;
-        if (wec || !stay) break;
+        if (!sent || !stay) break;
     }
+    co_await Close(*session);
+}
+
+asio::awaitable<void> Server::Close(Session& session) {
     beast::error_code ignored;
-    stream.shutdown(asio::socket_base::shutdown_send, ignored);
-    stream.close(ignored);
+    session.stream.shutdown(asio::socket_base::shutdown_send, ignored);
+    session.stream.close(ignored);
+    co_return;
+}
+
+asio::awaitable<std::optional<Response>> Server::PassGate(Request& request, const Gate& gate) {
+    try {
+        co_return co_await gate(request);
+    } catch (const ApiErrorException& e) {
+        co_return Response::Error(e.error(), options_.doc_url);
+    } catch (const std::exception& e) {
+        spdlog::error("request {} {} {} failed before its body: {}", request.request_id,
+                      request.method, request.path, e.what());
+        co_return Response::Error(ApiError::Internal(), options_.doc_url);
+    }
 }
 
 void Server::Shutdown(std::chrono::milliseconds timeout) {

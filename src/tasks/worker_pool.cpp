@@ -229,12 +229,32 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
     if (!recorded) {
         for (const auto& name : names) store_.DeleteObject(task.id, name);
     }
-    spdlog::debug("task {} {}", task.id, recorded ? status : std::string("abandoned"));
+    if (recorded) {
+        spdlog::debug("task {} {}", task.id, status);
+    } else if (stop_) {
+        spdlog::info("task {} attempt {} stopped by the shutdown; it goes back to the queue",
+                     task.id, task.attempts);
+    } else {
+        // The lease was lost (cancelled, or another node took the task over): nothing of this run
+        // is kept. ++abandoned_ makes it countable (Abandoned, /metrics).
+        ++abandoned_;
+        spdlog::info("task {} attempt {} abandoned: its lease was lost", task.id, task.attempts);
+    }
     std::lock_guard lock(mu_);
     running_.erase(task.id);
 }
 
 void WorkerPool::Heartbeat() {
+    // Only jobs already running before the statement is sent are judged by its answer. Their
+    // claims committed before they were added to running_, so the statement sees them; a claim
+    // that commits while the statement runs is not in the answer, though its lease is ours, and
+    // its job must not be cancelled for that.
+    std::vector<std::pair<std::string, std::shared_ptr<Job>>> judged;
+    {
+        std::lock_guard lock(mu_);
+        judged.assign(running_.begin(), running_.end());
+    }
+    if (judged.empty()) return;
     std::vector<std::string> held;
     try {
         held = repo_.HeartbeatSync(options_.owner, options_.lease_seconds);
@@ -243,9 +263,12 @@ void WorkerPool::Heartbeat() {
         return;
     }
     std::sort(held.begin(), held.end());
-    std::lock_guard lock(mu_);
-    for (auto& [id, job] : running_) {
-        if (!std::binary_search(held.begin(), held.end(), id)) job->cancelled = true;
+    for (const auto& [id, job] : judged) {
+        if (std::binary_search(held.begin(), held.end(), id)) continue;
+        // Cancelled through the API, or re-queued after this node stalled: another run owns it.
+        if (!job->cancelled.exchange(true)) {
+            spdlog::info("task {}: its lease is no longer held here; stopping its run", id);
+        }
     }
 }
 

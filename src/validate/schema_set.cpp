@@ -116,6 +116,10 @@ nlohmann::json SchemaSet::ApplyDefaults(std::string_view name, const nlohmann::j
     return out;
 }
 
+void SchemaSet::FillDefaults(std::string_view name, nlohmann::json& body) const {
+    detail::FillDefaults(*impl_->Endpoint(name).root, body);
+}
+
 std::vector<MediaField> SchemaSet::MediaFields(std::string_view name,
                                                const nlohmann::json& body) const {
     std::vector<MediaField> out;

@@ -17,6 +17,8 @@
 
 #include <filesystem>
 #include <random>
+#include <sstream>
+#include <thread>
 
 namespace genhost::testing {
 namespace {
@@ -317,6 +319,32 @@ TEST_F(Assets, TlsNameIsVerified) {
     // Mapped to the fixture server, but its certificate does not name wrong-name.test.
     ExpectIssue(Post("image_upscale", Upscale("https://wrong-name.test/good.png")), {"imageUri"},
                 "Failed to fetch asset");
+}
+
+TEST_F(Assets, HostileMediaLeavesTheLogJsonLines) {
+    // FFmpeg's own complaints about such media go through genhost's logger ("ffmpeg"), not as
+    // plain text on stderr: every line the server printed stays JSON.
+    const auto& m = Media();
+    ExpectIssue(Post("image_upscale", Upscale(DataUri("image/png", MakePngBomb(100000)))),
+                {"imageUri"}, "Unsupported asset type");
+    ExpectIssue(Post("image_upscale", Upscale(DataUri("image/png", m.garbage))), {"imageUri"},
+                "Unsupported asset type");
+    ExpectIssue(Post("image_upscale", Upscale(DataUri("image/png", m.mp4))), {"imageUri"},
+                "Unsupported asset type");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // the log is flushed each second
+    std::istringstream in(server_->Log());
+    std::string line;
+    int ffmpeg = 0;
+    int lines = 0;
+    while (std::getline(in, line)) {
+        if (line.empty()) continue;
+        ++lines;
+        const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+        ASSERT_TRUE(j.is_object()) << "not a JSON line: " << line;
+        ffmpeg += j.value("logger", "") == "ffmpeg";
+    }
+    EXPECT_GT(lines, 0);
+    EXPECT_GT(ffmpeg, 0) << "no FFmpeg line reached the log";
 }
 
 TEST_F(Assets, DataUris) {

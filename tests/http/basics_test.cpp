@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <cctype>
+#include <map>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -92,6 +94,51 @@ TEST_F(Basics, VersionHeaderIsRequired) {
     Headers both = AuthHeaders();
     both.emplace_back("X-Runway-Version", "2024-11-06");
     EXPECT_EQ(c.Send("GET", path, both).status, 404);
+}
+
+TEST_F(Basics, MoreThanOneAuthorizationHeaderIsNeverAuthenticated) {
+    auto c = Client();
+    const std::string path = "/v1/tasks/00000000-0000-4000-8000-000000000000";
+    const std::string good = "Bearer " + kTestKey;
+    const std::string bad = "Bearer key_" + std::string(128, 'b');
+    for (const auto& [first, second] :
+         std::vector<std::pair<std::string, std::string>>{{good, bad}, {bad, good}, {good, good}}) {
+        // Raw: a client library would fold or replace a repeated header.
+        const auto r = c.SendRaw("GET " + path +
+                                 " HTTP/1.1\r\nHost: x\r\nX-Service-Version: 2024-11-06\r\n"
+                                 "Authorization: " +
+                                 first + "\r\nAuthorization: " + second + "\r\n\r\n");
+        EXPECT_EQ(r.status, 401) << first.substr(0, 12) << " then " << second.substr(0, 12);
+        EXPECT_THAT(r.Json()["error"].get<std::string>(), HasSubstr("More than one Authorization"));
+    }
+    EXPECT_EQ(c.Send("GET", path, AuthHeaders()).status, 404);
+}
+
+TEST_F(Basics, TheKeyAndVersionAreCheckedBeforeTheBodyIsRead) {
+    auto c = Client();
+    // Only the header of a 900 kB body is sent: each answer comes without the server waiting for
+    // (or asking for, with Expect: 100-continue) the body, and the connection closes.
+    const std::string head =
+        "POST /v1/text_to_image HTTP/1.1\r\nHost: x\r\n"
+        "Content-Type: application/json\r\nContent-Length: 900000\r\n";
+    for (const std::string& expect : {std::string(), std::string("Expect: 100-continue\r\n")}) {
+        auto r = c.SendRaw(head + expect + "X-Service-Version: 2024-11-06\r\n\r\n");
+        EXPECT_EQ(r.status, 401) << expect;
+        EXPECT_EQ(r.Header("connection"), "close");
+        r = c.SendRaw(head + expect +
+                      "X-Service-Version: 2024-11-06\r\nAuthorization: Bearer key_" +
+                      std::string(128, 'b') + "\r\n\r\n");
+        EXPECT_EQ(r.status, 401) << expect;
+        r = c.SendRaw(head + expect + "Authorization: Bearer " + kTestKey + "\r\n\r\n");
+        EXPECT_EQ(r.status, 400) << expect;
+        EXPECT_THAT(r.Json()["error"].get<std::string>(), HasSubstr("X-Service-Version"));
+    }
+    // With the key and version, Expect: 100-continue is answered and the body is read.
+    const auto r = c.SendRaw(head +
+                             "Expect: 100-continue\r\nX-Service-Version: 2024-11-06\r\n"
+                             "Authorization: Bearer " +
+                             kTestKey + "\r\n\r\n");
+    EXPECT_EQ(r.status, 100);
 }
 
 TEST_F(Basics, UnknownPathsAre404ForEveryMethodAndWrongMethodsAre405) {
@@ -423,6 +470,51 @@ TEST_F(Basics, MetricsArePrometheusText) {
     EXPECT_THAT(r.body, HasSubstr("genhost_tasks{status=\"SUCCEEDED\"}"));
     EXPECT_THAT(r.body, HasSubstr("genhost_queue_depth"));
     EXPECT_THAT(r.body, HasSubstr("genhost_db_pool_connections"));
+}
+
+TEST_F(Basics, AccessLinesOfInvalidUtf8AndUnreadableRequestsAreJsonToo) {
+    auto c = Client();
+    // A path with bytes that are not UTF-8, a header too large (431), a body too large (413),
+    // and a request that is not HTTP (400): each writes one access line, and each is JSON.
+    EXPECT_EQ(c.SendRaw("GET /v1/tasks/\xff\xfe\xc3(probe-utf8 HTTP/1.1\r\nHost: x\r\n\r\n").status,
+              401);
+    EXPECT_EQ(c.SendRaw("GET /probe-431 HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(20000, 'h') +
+                        "\r\n\r\n")
+                  .status,
+              431);
+    EXPECT_EQ(c.SendRaw("POST /v1/text_to_image HTTP/1.1\r\nHost: x\r\nX-Request-Id: probe-413\r\n"
+                        "X-Service-Version: 2024-11-06\r\nAuthorization: Bearer " +
+                        kTestKey + "\r\nContent-Length: 9000000\r\n\r\n")
+                  .status,
+              413);
+    EXPECT_EQ(c.SendRaw("NOT HTTP AT ALL\r\n\r\n").status, 400);
+    std::map<int, int> statuses;
+    bool utf8 = false;
+    for (int i = 0; i < 60; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        statuses.clear();
+        std::istringstream in(server_->Log());
+        std::string l;
+        while (std::getline(in, l)) {
+            if (l.empty()) continue;
+            const auto j = nlohmann::json::parse(l, nullptr, /*allow_exceptions=*/false);
+            ASSERT_TRUE(j.is_object()) << "not a JSON line: " << l;
+            if (j.value("logger", "") != "access") continue;
+            const std::string path = j.value("path", "");
+            if (path.find("probe-utf8") != std::string::npos) {
+                utf8 = true;
+                EXPECT_EQ(path, "/v1/tasks/\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd(probe-utf8");
+            }
+            if (path == "/probe-431" || j.value("request_id", "") == "probe-413" || path == "-") {
+                ++statuses[j["status"].get<int>()];
+            }
+        }
+        if (utf8 && statuses[431] && statuses[413] && statuses[400]) break;
+    }
+    EXPECT_TRUE(utf8);
+    EXPECT_EQ(statuses[431], 1);
+    EXPECT_EQ(statuses[413], 1);
+    EXPECT_GE(statuses[400], 1);
 }
 
 TEST_F(Basics, AccessLogHasOneJsonLinePerRequest) {

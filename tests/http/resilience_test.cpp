@@ -3,6 +3,7 @@
 #include "helpers.hpp"
 
 #include <csignal>
+#include <filesystem>
 
 namespace genhost::testing {
 namespace {
@@ -119,6 +120,48 @@ TEST(Resilience, SigtermDrainsAndExitsZeroAndRunningWorkIsRequeued) {
     HttpClient c("127.0.0.1", next.port());
     EXPECT_EQ(WaitForStatus(c, id, {"SUCCEEDED", "FAILED"}, std::chrono::seconds(20))["status"],
               "SUCCEEDED");
+}
+
+TEST(Resilience, TheScratchOfARunKilledMidwayIsSweptByTheNextProcess) {
+    TestDatabase db;
+    std::string data_dir;
+    std::filesystem::path killed_scratch;
+    ServerProcess server(db.dsn(), {{"GENHOST_LATENCY_SCALE", LatencyScaleFor(60.0)}});
+    server.Start();
+    data_dir = server.data_dir() + "/data";  // GENHOST_DATA_DIR of a ServerProcess
+    const std::filesystem::path root = std::filesystem::path(data_dir) / "scratch";
+    {
+        HttpClient c("127.0.0.1", server.port());
+        const auto r = c.Send("POST", "/v1/text_to_image", AuthHeaders(), ImageRequest().dump());
+        ASSERT_EQ(r.status, 200);
+        const std::string id = r.Json()["id"];
+        ASSERT_EQ(WaitForStatus(c, id, {"RUNNING"})["status"], "RUNNING");
+        // The run's folder, inside the process's own scratch folder.
+        for (const auto& owner : std::filesystem::directory_iterator(root)) {
+            if (!owner.is_directory()) continue;
+            for (const auto& run : std::filesystem::directory_iterator(owner.path())) {
+                if (run.path().filename().string().rfind(id, 0) == 0) killed_scratch = owner.path();
+            }
+        }
+        ASSERT_FALSE(killed_scratch.empty()) << "no scratch folder of task " << id;
+        server.Signal(SIGKILL);
+        EXPECT_EQ(server.WaitExit(std::chrono::seconds(5)), 128 + SIGKILL);
+    }
+    ASSERT_TRUE(std::filesystem::exists(killed_scratch));  // nothing of the process ran after
+
+    // The next process on the same data folder sweeps at start: the dead process's folder goes,
+    // its own stays.
+    ServerProcess next(db.dsn(), {{"GENHOST_DATA_DIR", data_dir}});
+    next.Start();
+    for (int i = 0; i < 100 && std::filesystem::exists(killed_scratch); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_FALSE(std::filesystem::exists(killed_scratch)) << next.Log();
+    int folders = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(root)) {
+        folders += entry.is_directory();
+    }
+    EXPECT_EQ(folders, 1);  // the new process's
 }
 
 }  // namespace

@@ -1,16 +1,20 @@
 // The store module against a real PostgreSQL: migrations under concurrency, the task queue's
-// state machine (claim, lease, finish, cancel, throttling, re-queue) and the daily limit.
+// state machine (claim, lease, finish, cancel, throttling, re-queue), the daily limit, and the
+// workers' lease heartbeat under thousands of short tasks.
 #include "support/pg.hpp"
 
 #include "genhost/auth/auth.hpp"
+#include "genhost/catalog/catalog.hpp"
 #include "genhost/core/ids.hpp"
 #include "genhost/outputs/output_store.hpp"
+#include "genhost/providers/provider.hpp"
 #include "genhost/store/async_pg.hpp"
 #include "genhost/store/database.hpp"
 #include "genhost/store/migrations.hpp"
 #include "genhost/store/orgs.hpp"
 #include "genhost/store/tasks_repo.hpp"
 #include "genhost/tasks/retention_sweeper.hpp"
+#include "genhost/tasks/worker_pool.hpp"
 
 #include <gtest/gtest.h>
 #include <boost/asio/co_spawn.hpp>
@@ -20,17 +24,31 @@
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 
+#include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <future>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace genhost::testing {
 namespace {
 
 namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+// InstantProvider finishes every task at once with a one-byte output.
+class InstantProvider final : public providers::Provider {
+  public:
+    std::vector<providers::Output> Run(providers::TaskContext&) override {
+        ++runs;
+        return {providers::Output{"out.txt", "x", ""}};
+    }
+    std::atomic<int> runs{0};
+};
 
 class Queue : public ::testing::Test {
   protected:
@@ -69,6 +87,32 @@ class Queue : public ::testing::Test {
         io_.run();
         const auto t = f.get();
         return t ? t->status : "missing";
+    }
+
+    // CreatePending stores `n` PENDING tasks at once (no concurrency limit to speak of).
+    void CreatePending(int n) {
+        std::vector<std::future<store::CreateResult>> created;
+        for (int i = 0; i < n; ++i) {
+            store::NewTask t{NewOrderedUuid(),
+                             org_,
+                             "text_to_image",
+                             "gen4_image",
+                             "gen4_image",
+                             R"({"model":"gen4_image"})",
+                             5,
+                             1000000,
+                             1000000};
+            created.push_back(asio::co_spawn(io_, tasks_->Create(t), asio::use_future));
+        }
+        io_.restart();
+        io_.run();
+        for (auto& f : created) ASSERT_EQ(f.get().kind, store::CreateResult::Kind::kCreated);
+    }
+
+    long Count(const std::string& where) {
+        pqxx::connection c(db_->dsn());
+        pqxx::nontransaction n(c);
+        return n.exec1("SELECT count(*) FROM tasks WHERE " + where)[0].as<long>();
     }
 
     asio::io_context io_;
@@ -703,6 +747,41 @@ TEST_F(Queue, TheDatabaseBeingAwayIsReportedAsUnavailable) {
     store::Database broken("host=/nonexistent dbname=x user=x connect_timeout=1", 1);
     broken.Start();
     EXPECT_THROW(broken.RunSync([](pqxx::connection_base&) {}), store::DatabaseUnavailable);
+}
+
+// Thousands of short tasks under short leases, so the lease heartbeat runs many times while
+// workers claim: a heartbeat must never take a claim that commits while its statement runs for a
+// lost lease. Every task runs exactly once (one attempt, no run abandoned).
+TEST_F(Queue, ShortTasksUnderShortLeasesAreNeverAbandoned) {
+    constexpr int kTasks = 6000;
+    CreatePending(kTasks);
+    ASSERT_EQ(Count("status = 'PENDING'"), kTasks);
+
+    const auto dir = std::filesystem::temp_directory_path() / ("genhost-stress-" + NewUuid());
+    InstantProvider provider;
+    outputs::LocalOutputStore store(dir / "outputs");
+    const auto catalog = catalog::Catalog::LoadEmbedded();
+    tasks::WorkerOptions options;
+    options.owner = "stress-node";
+    options.workers = 8;
+    // A heartbeat every half second, while the eight workers claim about a task a millisecond.
+    options.lease_seconds = 1.5;
+    options.scratch_root = (dir / "scratch").string();
+    tasks::WorkerPool workers(options, *tasks_, *catalog, {{"builtin", &provider}}, store,
+                              [](int, const std::string&) { return 1000000; });
+    workers.Start();
+    const auto deadline = std::chrono::steady_clock::now() + 240s;
+    long done = 0;
+    while ((done = Count("status = 'SUCCEEDED'")) < kTasks &&
+           std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(200ms);
+    }
+    workers.Stop(2000ms);
+    EXPECT_EQ(done, kTasks);
+    EXPECT_EQ(workers.Abandoned(), 0u);
+    EXPECT_EQ(Count("attempts <> 1"), 0);
+    EXPECT_EQ(provider.runs.load(), kTasks);
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace

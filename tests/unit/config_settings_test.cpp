@@ -68,6 +68,32 @@ TEST(Parse, Defaults) {
     EXPECT_EQ(s.doc_url, "");
 }
 
+TEST(Parse, TheMemoryCapsAndScratchSweep) {
+    const Settings d;
+    EXPECT_EQ(d.max_connections, 4096u);
+    EXPECT_EQ(d.max_body_memory, 256u * 1024 * 1024);
+    EXPECT_GE(d.max_body_memory, d.max_body_bytes);
+    EXPECT_DOUBLE_EQ(d.scratch_sweep_interval_seconds, 300);
+    auto r = ParseArgs({}, {{"GENHOST_MAX_CONNECTIONS", "100"},
+                            {"GENHOST_MAX_BODY_MEMORY", "50000000"},
+                            {"GENHOST_SCRATCH_SWEEP_INTERVAL", "2.5"}});
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.settings.max_connections, 100u);
+    EXPECT_EQ(r.settings.max_body_memory, 50000000u);
+    EXPECT_DOUBLE_EQ(r.settings.scratch_sweep_interval_seconds, 2.5);
+    r = ParseArgs({"--max-connections", "7", "--max-body-memory", "26000000",
+                   "--scratch-sweep-interval", "1"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.settings.max_connections, 7u);
+    EXPECT_EQ(r.settings.max_body_memory, 26000000u);
+    EXPECT_THAT(ParseArgs({"--max-connections", "0"}).error, HasSubstr("max connections"));
+    EXPECT_THAT(ParseArgs({"--max-connections", "2000000"}).error, HasSubstr("max connections"));
+    // Below the body limit a largest body could never be read.
+    EXPECT_THAT(ParseArgs({"--max-body-memory", "1000"}).error, HasSubstr("max body memory"));
+    EXPECT_EQ(ParseArgs({"--max-body-memory", "1000", "--max-body-bytes", "1000"}).error, "");
+    EXPECT_THAT(ParseArgs({"--scratch-sweep-interval", "0"}).error, HasSubstr("scratch sweep"));
+}
+
 TEST(Parse, ReadsTheEnvironmentThroughTheInjectedFunctionOnly) {
     std::vector<std::string> asked;
     const auto r = ParseArgs({}, {}, &asked);

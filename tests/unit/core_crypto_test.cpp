@@ -230,6 +230,47 @@ TEST(Base64, RejectsCharactersOutsideTheStandardAlphabet) {
     EXPECT_EQ(Base64Decode("Zm9\xff"), std::nullopt);
 }
 
+// InPieces decodes with Base64DecodeInPieces into one string, or nullopt.
+std::optional<std::string> InPieces(std::string_view b64, std::size_t piece = 6,
+                                    std::vector<std::size_t>* sizes = nullptr) {
+    std::string out;
+    const bool ok = Base64DecodeInPieces(b64, piece, [&](std::string_view p) {
+        if (sizes) sizes->push_back(p.size());
+        out.append(p);
+        return true;
+    });
+    return ok ? std::optional<std::string>(out) : std::nullopt;
+}
+
+TEST(Base64InPieces, DecodesWhatBase64DecodeDoesAndUnpaddedInputToo) {
+    std::string all;
+    for (int i = 0; i < 256; ++i) all += static_cast<char>(i);
+    for (std::size_t n = 0; n <= all.size(); n += 7) {
+        const std::string chunk = all.substr(0, n);
+        std::string encoded = Base64Encode(chunk);
+        EXPECT_EQ(InPieces(encoded), chunk) << n;
+        while (!encoded.empty() && encoded.back() == '=') encoded.pop_back();
+        EXPECT_EQ(InPieces(encoded), chunk) << "unpadded " << n;
+    }
+}
+
+TEST(Base64InPieces, HandsOverPiecesOfAtMostTheSizeAsked) {
+    const std::string data(1000, 'z');
+    std::vector<std::size_t> sizes;
+    EXPECT_EQ(InPieces(Base64Encode(data), 64, &sizes), data);
+    for (const auto size : sizes) EXPECT_LE(size, 64u);
+    EXPECT_GT(sizes.size(), 10u);
+}
+
+TEST(Base64InPieces, RefusesWhatIsNotBase64) {
+    for (const std::string bad : {"Z", "Zm9v=", "Zg=a", "Z===", "Zm9v!", "Zm 9v", "Zm9vYg==="}) {
+        EXPECT_EQ(InPieces(bad), std::nullopt) << bad;
+    }
+    // A sink that says stop stops the decoding.
+    EXPECT_FALSE(Base64DecodeInPieces(Base64Encode(std::string(100, 'a')), 9,
+                                      [](std::string_view) { return false; }));
+}
+
 TEST(Base64, RejectsLengthNotMultipleOfFour) {
     EXPECT_EQ(Base64Decode("Z"), std::nullopt);
     EXPECT_EQ(Base64Decode("Zm9vY"), std::nullopt);

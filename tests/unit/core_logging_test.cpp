@@ -29,6 +29,33 @@ TEST(JsonEscape, LeavesPlainTextAlone) {
     EXPECT_EQ(JsonEscape("\x7f"), "\x7f");
 }
 
+TEST(JsonEscape, InvalidUtf8BecomesReplacementCharacters) {
+    // A path as a client may send it: the line must still be JSON, and valid UTF-8.
+    const std::string hostile =
+        "/v1/tasks/\xff\xfe\x80"
+        "a\xc3"
+        "b\xed\xa0\x80"
+        "c\xc0\xaf";
+    const std::string escaped = JsonEscape(hostile);
+    const std::string back = ParseBack(escaped);  // throws on invalid UTF-8
+    EXPECT_EQ(back.rfind("/v1/tasks/", 0), 0u);
+    EXPECT_THAT(back, HasSubstr("\xef\xbf\xbd"));  // U+FFFD
+    EXPECT_THAT(back, HasSubstr("a"));
+    for (const char c : escaped) {
+        EXPECT_LT(static_cast<unsigned char>(c), 0x80) << escaped;  // all replaced or escaped
+    }
+    // Each kind of bad sequence: a lone continuation byte, a truncated sequence, an overlong
+    // form, a surrogate, past U+10FFFF.
+    for (const std::string bad : {"\x80", "\xe2\x9c", "\xc0\x80", "\xe0\x80\x80", "\xed\xa0\x80",
+                                  "\xf4\x90\x80\x80", "\xf8\x88\x80\x80\x80"}) {
+        EXPECT_THAT(JsonEscape(bad), HasSubstr("\\ufffd")) << ParseBack(JsonEscape(bad));
+        EXPECT_NO_THROW(ParseBack(JsonEscape(bad)));
+    }
+    // Well-formed sequences of every length stay as they are.
+    const std::string good = "\x7f\xc2\x80\xe0\xa0\x80\xed\x9f\xbf\xf0\x90\x80\x80\xf4\x8f\xbf\xbf";
+    EXPECT_EQ(JsonEscape(good), good);
+}
+
 TEST(JsonEscape, EscapesQuotesAndBackslashes) {
     EXPECT_EQ(JsonEscape("\""), "\\\"");
     EXPECT_EQ(JsonEscape("\\"), "\\\\");

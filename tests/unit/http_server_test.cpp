@@ -30,7 +30,9 @@
 #include <condition_variable>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <future>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -144,6 +146,23 @@ class ServerTest : public ::testing::Test {
             slow_finished_ = true;
             co_return Response::Json(200, {{"slow", true}});
         });
+        // A gated route: the gate lets through the key "good" (and hands the handler what it
+        // found), answers 401 otherwise; gate_calls_ and gated_calls_ count what ran.
+        GatedHandler gated;
+        gated.gate = [this](Request& req) -> asio::awaitable<std::optional<Response>> {
+            ++gate_calls_;
+            if (req.Header("x-key").value_or("") != "good") {
+                co_return Response::Error(ApiError::Unauthorized(), "http://docs.test/errors");
+            }
+            req.auth = std::string("caller-1");
+            co_return std::nullopt;
+        };
+        gated.handler = [this](Request& req) -> asio::awaitable<Response> {
+            ++gated_calls_;
+            co_return Response::Json(
+                200, {{"who", std::any_cast<std::string>(req.auth)}, {"body", req.body}});
+        };
+        router_.Add("POST", "/gated", std::move(gated));
         StartServer(5000ms);
     }
 
@@ -151,7 +170,8 @@ class ServerTest : public ::testing::Test {
         if (server_) server_->Shutdown(2000ms);
     }
 
-    void StartServer(std::chrono::milliseconds read_timeout) {
+    void StartServer(std::chrono::milliseconds read_timeout,
+                     const std::function<void(ServerOptions&)>& tweak = {}) {
         ServerOptions options;
         options.host = "127.0.0.1";
         options.port = 0;
@@ -160,6 +180,7 @@ class ServerTest : public ::testing::Test {
         options.max_header_bytes = 2048;
         options.read_timeout = read_timeout;
         options.doc_url = "http://docs.test/errors";
+        if (tweak) tweak(options);
         if (server_) server_->Shutdown(2000ms);
         server_ = std::make_unique<Server>(options, router_, metrics_);
         server_->Listen();
@@ -181,6 +202,8 @@ class ServerTest : public ::testing::Test {
     Router router_;
     Metrics metrics_;
     std::unique_ptr<Server> server_;
+    std::atomic<int> gate_calls_{0};
+    std::atomic<int> gated_calls_{0};
     std::atomic<bool> slow_started_{false};
     std::atomic<bool> slow_finished_{false};
 };
@@ -504,6 +527,253 @@ TEST_F(ServerTest, HeadOfAnErrorHasNoBodyEither) {
     EXPECT_EQ(c.Roundtrip(Get("/hello")).result_int(), 200);
 }
 
+// --- framing (RFC 9112) ----------------------------------------------------------------------
+
+// Smuggle sends a POST to /echo with `framing` header lines and a body that is itself a complete
+// request: whatever the server does, that second request must never be answered.
+std::string Smuggle(const std::string& framing, const std::string& version = "1.1") {
+    return "POST /echo HTTP/" + version + "\r\nHost: x\r\n" + framing +
+           "\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n";
+}
+
+// StatusOf sends `raw` on a new connection and returns the status of the answer.
+int StatusOf(unsigned short port, const std::string& raw) {
+    Client c(port);
+    c.WriteRaw(raw);
+    return c.Read().result_int();
+}
+
+TEST_F(ServerTest, UnknownTransferCodingsAre400AndCloseTheConnection) {
+    for (const std::string te :
+         {"xchunked", "identity", "chunked, identity", "chunked;ext=1", "CHUNKED , gzip", ","}) {
+        Client c(server_->Port());
+        c.WriteRaw(Smuggle("Transfer-Encoding: " + te));
+        const auto res = c.Read();
+        EXPECT_EQ(res.result_int(), 400) << te;
+        EXPECT_FALSE(res.keep_alive()) << te;
+        EXPECT_THAT(json::parse(res.body()).at("error").get<std::string>(),
+                    HasSubstr("Transfer-Encoding"))
+            << te;
+        // The body was not taken for a request: the connection ends after the 400.
+        EXPECT_TRUE(IsClosed(c.ReadError())) << te;
+    }
+    // The codings of several Transfer-Encoding lines count together, in order.
+    Client c(server_->Port());
+    c.WriteRaw(Smuggle("Transfer-Encoding: chunked\r\nTransfer-Encoding: identity"));
+    EXPECT_EQ(c.Read().result_int(), 400);
+    EXPECT_TRUE(IsClosed(c.ReadError()));
+}
+
+TEST_F(ServerTest, ACodingBeforeChunkedIsRefusedToo) {
+    Client c(server_->Port());
+    c.WriteRaw(
+        "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, "
+        "chunked\r\n\r\n3\r\nabc\r\n0\r\n"
+        "\r\n");
+    const auto res = c.Read();
+    EXPECT_EQ(res.result_int(), 400);
+    EXPECT_THAT(json::parse(res.body()).at("error").get<std::string>(), HasSubstr("gzip"));
+    EXPECT_FALSE(res.keep_alive());
+    EXPECT_TRUE(IsClosed(c.ReadError()));
+}
+
+TEST_F(ServerTest, TransferEncodingInHttp10AndBesideContentLengthIs400) {
+    {
+        Client c(server_->Port());
+        c.WriteRaw(Smuggle("Transfer-Encoding: chunked", "1.0"));
+        EXPECT_EQ(c.Read().result_int(), 400);
+        EXPECT_TRUE(IsClosed(c.ReadError()));
+    }
+    for (const std::string framing : {"Content-Length: 5\r\nTransfer-Encoding: chunked",
+                                      "Transfer-Encoding: chunked\r\nContent-Length: 5",
+                                      "Transfer-Encoding: xchunked\r\nContent-Length: 5"}) {
+        Client c(server_->Port());
+        c.WriteRaw(Smuggle(framing));
+        EXPECT_EQ(c.Read().result_int(), 400) << framing;
+        EXPECT_TRUE(IsClosed(c.ReadError())) << framing;
+    }
+}
+
+TEST_F(ServerTest, ChunkedAloneStillWorksAndKeepsTheConnection) {
+    Client c(server_->Port());
+    c.WriteRaw(
+        "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:  Chunked \r\n\r\n3\r\nabc\r\n0\r\n"
+        "\r\n");
+    auto res = c.Read();
+    EXPECT_EQ(res.result_int(), 200);
+    EXPECT_EQ(res.body(), "abc");
+    EXPECT_TRUE(res.keep_alive());
+    EXPECT_EQ(c.Roundtrip(Get("/hello")).result_int(), 200);
+}
+
+TEST_F(ServerTest, Http11WithoutHostOrWithTwoIs400) {
+    {
+        Client c(server_->Port());
+        c.WriteRaw("GET /hello HTTP/1.1\r\n\r\n");
+        const auto res = c.Read();
+        EXPECT_EQ(res.result_int(), 400);
+        EXPECT_EQ(json::parse(res.body()).at("error"), "Missing Host header");
+        EXPECT_TRUE(IsClosed(c.ReadError()));
+    }
+    EXPECT_EQ(StatusOf(server_->Port(), "GET /hello HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"), 400);
+    // HTTP/1.0 needs none; an empty Host is allowed.
+    EXPECT_EQ(StatusOf(server_->Port(), "GET /hello HTTP/1.0\r\n\r\n"), 200);
+    EXPECT_EQ(StatusOf(server_->Port(), "GET /hello HTTP/1.1\r\nHost:\r\n\r\n"), 200);
+}
+
+// --- gates: answered before the body ---------------------------------------------------------
+
+TEST_F(ServerTest, AGateRefusesFromTheHeaderWithoutReadingTheBody) {
+    Client c(server_->Port());
+    // Only the header is sent: the 401 must come without the server waiting for the body.
+    c.WriteRaw("POST /gated HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n");
+    const auto res = c.Read();
+    EXPECT_EQ(res.result_int(), 401);
+    EXPECT_FALSE(res.keep_alive());  // a body was announced and is not read
+    EXPECT_TRUE(IsClosed(c.ReadError()));
+    EXPECT_EQ(gate_calls_.load(), 1);
+    EXPECT_EQ(gated_calls_.load(), 0);
+}
+
+TEST_F(ServerTest, AGateRefusalGetsNo100Continue) {
+    Client c(server_->Port());
+    c.WriteRaw(
+        "POST /gated HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n");
+    // The first thing back is the final 401, not 100 Continue.
+    const auto res = c.Read();
+    EXPECT_EQ(res.result_int(), 401);
+    EXPECT_TRUE(IsClosed(c.ReadError()));
+}
+
+TEST_F(ServerTest, APassedGateGets100ContinueThenTheHandlerGetsTheBody) {
+    Client c(server_->Port());
+    c.WriteRaw(
+        "POST /gated HTTP/1.1\r\nHost: x\r\nX-Key: good\r\nContent-Length: 5\r\nExpect: "
+        "100-continue\r\n\r\n");
+    EXPECT_EQ(c.ReadInterim().result_int(), 100);
+    c.WriteRaw("hello");
+    const auto res = c.Read();
+    EXPECT_EQ(res.result_int(), 200);
+    const json body = json::parse(res.body());
+    EXPECT_EQ(body.at("who"), "caller-1");
+    EXPECT_EQ(body.at("body"), "hello");
+    EXPECT_TRUE(res.keep_alive());
+    EXPECT_EQ(gated_calls_.load(), 1);
+}
+
+TEST_F(ServerTest, AGateRefusalWithoutABodyKeepsTheConnection) {
+    Client c(server_->Port());
+    c.WriteRaw("POST /gated HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+    const auto res = c.Read();
+    EXPECT_EQ(res.result_int(), 401);
+    EXPECT_TRUE(res.keep_alive());
+    EXPECT_EQ(c.Roundtrip(Get("/hello")).result_int(), 200);
+}
+
+TEST_F(ServerTest, TheGateComesBeforeTheSizeLimit) {
+    // Check order: route, gate (the key), then the size of the body.
+    Client c(server_->Port());
+    c.WriteRaw("POST /gated HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n");
+    EXPECT_EQ(c.Read().result_int(), 401);
+    Client d(server_->Port());
+    d.WriteRaw("POST /gated HTTP/1.1\r\nHost: x\r\nX-Key: good\r\nContent-Length: 5000\r\n\r\n");
+    EXPECT_EQ(d.Read().result_int(), 413);
+    EXPECT_EQ(gate_calls_.load(), 2);
+    EXPECT_EQ(gated_calls_.load(), 0);
+}
+
+// --- caps: connections and body memory -------------------------------------------------------
+
+TEST_F(ServerTest, ConnectionsPastTheCapAre503WithRetryAfter) {
+    StartServer(5000ms, [](ServerOptions& o) { o.max_connections = 2; });
+    auto a = std::make_unique<Client>(server_->Port());
+    Client b(server_->Port());
+    EXPECT_EQ(a->Roundtrip(Get("/hello")).result_int(), 200);
+    EXPECT_EQ(b.Roundtrip(Get("/hello")).result_int(), 200);
+    {
+        Client c(server_->Port());
+        c.WriteRaw("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+        const auto res = c.Read();
+        EXPECT_EQ(res.result_int(), 503);
+        EXPECT_EQ(res[bhttp::field::retry_after], "1");
+        EXPECT_FALSE(res.keep_alive());
+        EXPECT_THAT(json::parse(res.body()).at("error").get<std::string>(),
+                    HasSubstr("too many open connections"));
+        EXPECT_TRUE(IsClosed(c.ReadError()));
+    }
+    EXPECT_GE(server_->Refusals(), 1u);
+    EXPECT_EQ(server_->Connections(), 2);
+    a.reset();  // a place frees up
+    EXPECT_TRUE(WaitFor([&] { return server_->Connections() == 1; }));
+    Client d(server_->Port());
+    EXPECT_EQ(d.Roundtrip(Get("/hello")).result_int(), 200);
+}
+
+TEST_F(ServerTest, BodiesPastTheBodyMemoryAre503WithRetryAfter) {
+    StartServer(5000ms, [](ServerOptions& o) { o.max_body_memory = 1500; });
+    // A holds 1000 bytes of body memory while its body trickles in.
+    Client a(server_->Port());
+    a.WriteRaw("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc");
+    EXPECT_TRUE(WaitFor([&] { return server_->BodyMemory() == 1000; }));
+    {
+        // B's 1000 do not fit beside them: 503 from the header, nothing read.
+        Client b(server_->Port());
+        b.WriteRaw("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n");
+        const auto res = b.Read();
+        EXPECT_EQ(res.result_int(), 503);
+        EXPECT_EQ(res[bhttp::field::retry_after], "1");
+        EXPECT_TRUE(IsClosed(b.ReadError()));
+        // 400 do.
+        Client small(server_->Port());
+        auto req = Get("/echo", bhttp::verb::post);
+        req.body() = std::string(400, 's');
+        EXPECT_EQ(small.Roundtrip(req).result_int(), 200);
+    }
+    {
+        // A chunked body is counted as it grows, and refused once it passes what is left.
+        Client b(server_->Port());
+        b.WriteRaw("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
+        b.WriteRaw("3e8\r\n" + std::string(1000, 'c') + "\r\n");
+        const auto res = b.Read();
+        EXPECT_EQ(res.result_int(), 503);
+        EXPECT_TRUE(IsClosed(b.ReadError()));
+    }
+    a.WriteRaw(std::string(997, 'd'));
+    const auto res = a.Read();
+    EXPECT_EQ(res.result_int(), 200);
+    EXPECT_EQ(res.body().size(), 1000u);
+    EXPECT_TRUE(WaitFor([&] { return server_->BodyMemory() == 0; }));
+}
+
+// --- access log lines of requests that could not be read -------------------------------------
+
+TEST_F(ServerTest, RequestsThatCannotBeReadWriteAnAccessLineToo) {
+    {
+        Client c(server_->Port());
+        auto req = Get("/hello");
+        req.set("X-Big", std::string(3000, 'h'));
+        c.Send(req);
+        EXPECT_EQ(c.Read().result_int(), 431);
+    }
+    EXPECT_EQ(StatusOf(server_->Port(),
+                       "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n"),
+              413);
+    EXPECT_EQ(StatusOf(server_->Port(), "THIS IS NOT HTTP\r\n\r\n"), 400);
+    EXPECT_EQ(StatusOf(server_->Port(), Smuggle("Transfer-Encoding: xchunked")), 400);
+    server_->Shutdown(2000ms);
+    std::map<int, int> statuses;
+    for (const auto& line : Sink()->Lines()) {
+        const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+        if (!j.is_object() || j.value("logger", "") != "access") continue;
+        ++statuses[j.at("status").get<int>()];
+        EXPECT_TRUE(j.at("method").is_string());
+        EXPECT_TRUE(j.at("path").is_string());
+    }
+    EXPECT_EQ(statuses[431], 1);
+    EXPECT_EQ(statuses[413], 1);
+    EXPECT_EQ(statuses[400], 2);
+}
+
 // --- access log and metrics ----------------------------------------------------------------
 
 TEST_F(ServerTest, WritesOneJsonAccessLinePerRequest) {
@@ -574,7 +844,7 @@ TEST_F(ServerTest, CountsRequestsInMetrics) {
         HasSubstr(R"(genhost_http_requests_total{route="/hello",method="PUT",status="405"} 1)"));
     EXPECT_THAT(
         text,
-        HasSubstr(R"(genhost_http_requests_total{route="unmatched",method="-",status="413"} 1)"));
+        HasSubstr(R"(genhost_http_requests_total{route="/echo",method="POST",status="413"} 1)"));
 }
 
 // --- shutdown ------------------------------------------------------------------------------

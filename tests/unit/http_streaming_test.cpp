@@ -326,19 +326,29 @@ TEST_F(StreamingTest, OrdinaryRoutesKeepTheServerLimitAndMethodRules) {
     res = c.Read();
     EXPECT_EQ(res.result_int(), 405);
     EXPECT_EQ(res[bhttp::field::allow], "POST");
+    // An unknown route is answered from the header; its body is never read, so the connection
+    // closes.
     c.WriteRaw(PostHead("/nowhere", 3) + "abc");
-    EXPECT_EQ(c.Read().result_int(), 404);
+    res = c.Read();
+    EXPECT_EQ(res.result_int(), 404);
+    EXPECT_FALSE(res.keep_alive());
+    EXPECT_TRUE(c.Closed());
+    Client d(server_->Port());
+    d.WriteRaw(PostHead("/nowhere", 0));
+    res = d.Read();
+    EXPECT_EQ(res.result_int(), 404);
+    EXPECT_TRUE(res.keep_alive());  // no body: the connection stays
     // The absolute form of a target is routed like its origin form (RFC 9112, 3.2.2).
     for (const char* target : {"http://t/hello", "HTTPS://t:8443/hello?x=1"}) {
-        c.WriteRaw(std::string("GET ") + target + " HTTP/1.1\r\nHost: t\r\n\r\n");
-        res = c.Read();
+        d.WriteRaw(std::string("GET ") + target + " HTTP/1.1\r\nHost: t\r\n\r\n");
+        res = d.Read();
         EXPECT_EQ(res.result_int(), 200) << target;
         EXPECT_EQ(json::parse(res.body())["hello"], "world");
     }
-    c.WriteRaw("GET http://t HTTP/1.1\r\nHost: t\r\n\r\n");
-    EXPECT_EQ(c.Read().result_int(), 404);  // "/", which is no route here
-    c.WriteRaw(PostHead("/echo", 2000));
-    res = c.Read();
+    d.WriteRaw("GET http://t HTTP/1.1\r\nHost: t\r\n\r\n");
+    EXPECT_EQ(d.Read().result_int(), 404);  // "/", which is no route here
+    d.WriteRaw(PostHead("/echo", 2000));
+    res = d.Read();
     EXPECT_EQ(res.result_int(), 413);  // the server-wide limit (1024) still holds
     EXPECT_EQ(calls_.load(), 0);
 }

@@ -118,9 +118,11 @@ class RequestInputs {
 
   private:
     struct Item;
-    static std::vector<Item> MakeItems(const PrepareRequest& request);
+    // MakeItems moves each media string out of `request.input` into its item.
+    static std::vector<Item> MakeItems(PrepareRequest& request);
     void ReadItem(const PrepareRequest& request, Item& item) const;
-    Prepared Finish(const PrepareRequest& request, std::vector<Item>& items) const;
+    // Finish moves `request.input` into the result, each media string replaced by its reference.
+    Prepared Finish(PrepareRequest& request, std::vector<Item>& items) const;
 
     const AssetReader& reader_;
     const InputArea& area_;

@@ -31,6 +31,11 @@ struct Settings {
     std::size_t max_body_bytes = 24 * 1024 * 1024;  // 16 MB of media as base64 plus JSON
     std::size_t max_header_bytes = 16 * 1024;
     double read_timeout_seconds = 30;
+    // Caps that keep a node's memory bounded whatever its clients send (docs/configuration.md):
+    // open connections, and request bodies held in memory by all connections together.
+    std::size_t max_connections = 4096;
+    std::size_t max_body_memory = 256 * 1024 * 1024;
+    double scratch_sweep_interval_seconds = 300;  // how often scratch of dead processes is swept
     double drain_timeout_seconds = 20;
     double output_url_ttl_seconds = 24 * 3600;
     double lease_seconds = 30;

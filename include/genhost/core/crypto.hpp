@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,14 @@ std::string Base64UrlEncode(std::string_view data);
 // Base64Decode strictly decodes standard base64 (padding required, no whitespace); nullopt on
 // malformed input.
 std::optional<std::string> Base64Decode(std::string_view b64);
+
+// Base64DecodeInPieces decodes standard base64 as Base64Decode does, except that padding may be
+// left out, handing the bytes to `sink` in pieces of at most `piece` bytes instead of building
+// one string (a data URI of megabytes goes to a file without a decoded copy in memory). Returns
+// false for invalid input (what `sink` got so far is then to be discarded) or when `sink`
+// returns false.
+bool Base64DecodeInPieces(std::string_view b64, std::size_t piece,
+                          const std::function<bool(std::string_view)>& sink);
 
 // Base64UrlDecode strictly decodes the URL-safe alphabet without padding (what Base64UrlEncode
 // writes); nullopt on anything else.

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <any>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,6 +30,9 @@ struct Request {
     std::map<std::string, std::string> params;  // path parameters, e.g. {"id": "..."}
     std::string org_id;                         // set once authenticated, for the access log
     std::string remote_address;
+    // What the route's gate learnt about the caller, for the handler (the api layer's
+    // authenticated principal); empty for routes without a gate.
+    std::any auth;
 
     // Header returns the first header called `name` (case-insensitive), if present.
     std::optional<std::string_view> Header(std::string_view name) const;

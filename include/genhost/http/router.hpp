@@ -8,6 +8,9 @@
 // A route is either ordinary (its Handler gets the whole body, read under the server's body
 // limit) or streaming (AddStreaming: its StreamingHandler reads the body itself through a
 // BodyReader, under the route's own limit).
+//
+// A route may have a Gate, which the server runs once the header is read, before any of the body:
+// it lets the request through, or answers it itself (a 401, say) without the body ever being read.
 #pragma once
 
 #include "genhost/http/body_reader.hpp"
@@ -18,6 +21,7 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,11 +32,24 @@ namespace genhost::http {
 using Handler = std::function<boost::asio::awaitable<Response>(Request&)>;
 // StreamingHandler answers a request whose body it reads itself (`Request::body` stays empty).
 using StreamingHandler = std::function<boost::asio::awaitable<Response>(Request&, BodyReader&)>;
+// Gate sees a request whose header alone has been read (`Request::body` is still empty): nullopt
+// lets it through to the body and the handler; a response is sent as it is, the body is never
+// read, and the connection closes when a body was announced. What it learns for the handler goes
+// into the request (Request::auth).
+using Gate = std::function<boost::asio::awaitable<std::optional<Response>>(Request&)>;
+
+// GatedHandler is a handler with the gate it runs behind.
+struct GatedHandler {
+    Handler handler;
+    Gate gate;
+};
 
 class Router {
   public:
     // Add registers `handler` for `method` on `pattern` (e.g. "/v1/tasks/{id}").
     void Add(std::string method, std::string pattern, Handler handler);
+    // Add registers `route.handler` behind `route.gate`.
+    void Add(std::string method, std::string pattern, GatedHandler route);
 
     // AddStreaming registers a streaming route: the server reads only the header, then runs
     // `handler`, which reads at most `max_body_bytes` of body (413 beyond; the server-wide body
@@ -44,6 +61,7 @@ class Router {
         enum class Kind { kFound, kNotFound, kMethodNotAllowed } kind = Kind::kNotFound;
         const Handler* handler = nullptr;
         const StreamingHandler* streaming = nullptr;  // set instead of handler for streaming routes
+        const Gate* gate = nullptr;                   // the route's gate, if it has one
         std::size_t body_limit = 0;                   // streaming routes only
         // The route's own pattern, valid while the router lives and gets no further route.
         std::string_view pattern;
@@ -62,6 +80,7 @@ class Router {
         std::vector<std::string> segments;
         Handler handler;
         StreamingHandler streaming;
+        Gate gate;
         std::size_t body_limit = 0;
     };
     // A path of more segments than this matches no route.

@@ -7,6 +7,18 @@
 // the announced or received body is larger, before reading it) and the time to read a request.
 // Streaming routes (Router::AddStreaming) get the header only and read their body through a
 // BodyReader, under their own body limit and with a read timeout per chunk.
+//
+// The order of checks: the request's framing and Host (RFC 9112: a transfer coding other than
+// one final `chunked`, Transfer-Encoding in HTTP/1.0, or a missing or repeated Host is a 400, and
+// the connection closes), the route (404, 405), the route's gate (an API key, say), the announced
+// body size (413), the memory for the body (503), and only then the body (and `100 Continue`).
+// A request answered before its announced body was read closes its connection, after a short
+// linger so the client reads the answer.
+//
+// Two caps keep a node's memory bounded whatever its clients do: open connections
+// (max_connections; past it a new connection is answered 503 with Retry-After and closed) and
+// the request bodies held in memory by all connections together (max_body_memory; a body that
+// would pass it is answered 503 with Retry-After instead of read).
 // Every response carries X-Request-Id (the client's, when it sent a sane one); every request is
 // counted in Metrics and written as one JSON access-log line.
 //
@@ -28,6 +40,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -48,6 +61,12 @@ struct ServerOptions {
     std::size_t max_header_bytes = 16 * 1024;
     std::chrono::milliseconds read_timeout{30000};
     std::string doc_url;
+    // Open connections at most (0: no cap); a connection past it is answered 503 and closed.
+    std::size_t max_connections = 4096;
+    // Bytes of request bodies (ordinary routes; streaming routes keep only a chunk) held in memory
+    // by all connections together, from before a body is read until its response is written (0:
+    // no cap). A body announced past it, or growing past it, is answered 503 with Retry-After.
+    std::size_t max_body_memory = 256 * 1024 * 1024;
 };
 
 class Server {
@@ -76,6 +95,16 @@ class Server {
     // InFlight returns the number of requests being handled now.
     int InFlight() const { return in_flight_.load(); }
 
+    // Connections returns the number of open connections (those refused at the cap excluded).
+    int Connections() const { return sessions_.load(); }
+
+    // BodyMemory returns the bytes of request bodies held now, as counted against
+    // max_body_memory.
+    std::size_t BodyMemory() const { return body_memory_.load(); }
+
+    // Refusals counts the connections answered 503 at the connection cap since Start.
+    std::uint64_t Refusals() const { return refusals_.load(); }
+
     // A connection (defined in server.cpp).
     struct Session;
 
@@ -93,6 +122,9 @@ class Server {
     std::atomic<bool> stopping_{false};
     std::atomic<int> in_flight_{0};
     std::atomic<int> sessions_{0};
+    std::atomic<int> refusing_{0};  // connections being answered 503 at the cap
+    std::atomic<std::uint64_t> refusals_{0};
+    std::atomic<std::size_t> body_memory_{0};
     std::mutex sessions_mu_;
     std::set<std::shared_ptr<Session>> live_;  // for Shutdown and each thread's Sweep
     bool shut_down_ = false;
@@ -106,6 +138,21 @@ class Server {
     boost::asio::awaitable<void> Sweep(std::size_t context);
     boost::asio::awaitable<Response> Dispatch(Request& request, Router::Match& match,
                                               BodyReader* body);
+    // RefuseConnection answers a connection accepted past max_connections with a 503 and
+    // closes it.
+    boost::asio::awaitable<void> RefuseConnection(std::shared_ptr<Session> session);
+    // Send logs `response` (access log and metrics) and writes it; false when the write failed.
+    boost::asio::awaitable<bool> Send(Session& session, const Request& request,
+                                      const Response& response, unsigned version, bool keep_alive,
+                                      std::chrono::steady_clock::time_point started);
+    // PassGate runs a route's gate; what it throws becomes the response.
+    boost::asio::awaitable<std::optional<Response>> PassGate(Request& request, const Gate& gate);
+    // Close ends the connection.
+    boost::asio::awaitable<void> Close(Session& session);
+    // TakeBodyMemory counts `bytes` more against max_body_memory; false (and nothing counted)
+    // when that would pass it. GiveBodyMemory gives them back.
+    bool TakeBodyMemory(std::size_t bytes);
+    void GiveBodyMemory(std::size_t bytes);
 };
 
 }  // namespace genhost::http

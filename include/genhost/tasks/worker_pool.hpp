@@ -7,7 +7,9 @@
 //   outputs and end it with a compare-and-set on the lease. They sleep until a `genhost_tasks`
 //   notification (Wake) or a one-second poll.
 // - The heartbeat renews this node's leases every lease/3 and cancels local work whose lease was
-//   lost (cancelled through the API, or re-queued after this node stalled).
+//   lost (cancelled through the API, or re-queued after this node stalled). It judges only work
+//   that was running before its statement was sent, so a claim committing meanwhile is never
+//   taken for a lost lease.
 // - The sweeper re-queues tasks whose lease expired (their process died) and promotes THROTTLED
 //   tasks when slots are free, oldest first.
 //
@@ -24,6 +26,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -75,6 +78,10 @@ class WorkerPool {
     // Running returns the number of tasks running here now.
     int Running() const;
 
+    // Abandoned counts the runs that ended without recording their task because its lease was
+    // lost (cancelled through the API, or taken over after this node stalled) since Start.
+    std::uint64_t Abandoned() const { return abandoned_.load(); }
+
   private:
     struct Job {
         std::atomic<bool> cancelled{false};
@@ -95,6 +102,7 @@ class WorkerPool {
 
     std::atomic<bool> stop_claiming_{false};
     std::atomic<bool> stop_{false};
+    std::atomic<std::uint64_t> abandoned_{0};
     mutable std::mutex mu_;
     std::condition_variable wake_cv_;
     std::condition_variable sleep_cv_;

@@ -68,6 +68,8 @@ class SchemaSet {
     // ApplyDefaults returns a copy of a *valid* `body` with every schema `default` filled in for
     // the fields the caller omitted (recursively, following the selected union branch).
     nlohmann::json ApplyDefaults(std::string_view name, const nlohmann::json& body) const;
+    // FillDefaults is ApplyDefaults in place (no copy of the body: a data URI can be megabytes).
+    void FillDefaults(std::string_view name, nlohmann::json& body) const;
 
     // MediaFields lists the media strings of a *valid* `body` of endpoint `name`, in schema
     // order (properties in declaration order, array items in order), following the union
