@@ -15,4 +15,45 @@ std::chrono::microseconds ReleaseFreeMemory() {
                                                                  started);
 }
 
+MemoryTrimmer::MemoryTrimmer(std::chrono::milliseconds spacing)
+    : spacing_(spacing), thread_([this] { Main(); }) {}
+
+MemoryTrimmer::~MemoryTrimmer() {
+    {
+        std::lock_guard lock(mu_);
+        stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+}
+
+void MemoryTrimmer::Request() {
+    {
+        std::lock_guard lock(mu_);
+        if (requested_) return;
+        requested_ = true;
+    }
+    cv_.notify_one();
+}
+
+std::uint64_t MemoryTrimmer::Trims() const {
+    std::lock_guard lock(mu_);
+    return trims_;
+}
+
+void MemoryTrimmer::Main() {
+    std::unique_lock lock(mu_);
+    for (;;) {
+        cv_.wait(lock, [this] { return requested_ || stop_; });
+        if (stop_) return;
+        requested_ = false;
+        lock.unlock();
+        ReleaseFreeMemory();
+        lock.lock();
+        ++trims_;
+        // Spacing: what is asked meanwhile waits for the next trim.
+        cv_.wait_for(lock, spacing_, [this] { return stop_; });
+    }
+}
+
 }  // namespace genhost

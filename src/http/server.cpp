@@ -611,6 +611,8 @@ class BodyHold {
     BodyHold(const BodyHold&) = delete;
     BodyHold& operator=(const BodyHold&) = delete;
 
+    std::size_t Held() const { return held_; }
+
     // HoldAtLeast makes what is held at least `bytes`; false when the server has no room.
     bool HoldAtLeast(std::size_t bytes) {
         if (bytes <= held_) return true;
@@ -623,6 +625,9 @@ class BodyHold {
     Server& server_;
     std::size_t held_ = 0;
 };
+
+// A request whose body held at least this much asks for a trim of the allocator once answered.
+constexpr std::size_t kTrimAfterBodyBytes = 1024 * 1024;
 
 // kBusyMessage is the 503 of a body the server has no memory left for.
 constexpr std::string_view kBusyMessage =
@@ -801,6 +806,7 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         // The body is not needed any more: its memory goes back before the response is written.
         request.body = std::string();
         const bool sent = co_await Send(*session, request, response, version, stay, started);
+        if (memory.Held() >= kTrimAfterBodyBytes) trimmer_.Request();
         if (sent && unread_body && !body_reader->Broken()) co_await Linger(*session);
         --in_flight_;
         session->busy = false;

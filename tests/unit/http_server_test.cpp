@@ -41,6 +41,7 @@
 #include "genhost/core/ids.hpp"
 #include "genhost/http/server.hpp"
 #include "http_test_client.hpp"
+#include "wait_for.hpp"
 
 namespace genhost::http {
 namespace {
@@ -102,6 +103,7 @@ StringRequest Get(std::string target, bhttp::verb verb = bhttp::verb::get) {
     return req;
 }
 
+using genhost::test::WaitFor;
 using test::IsClosed;
 
 class ServerTest : public ::testing::Test {
@@ -186,17 +188,6 @@ class ServerTest : public ::testing::Test {
         server_->Listen();
         ASSERT_NE(server_->Port(), 0);
         server_->Start();
-    }
-
-    // WaitFor polls `pred` every millisecond for up to two seconds.
-    template <class Pred>
-    bool WaitFor(Pred pred) {
-        const auto deadline = std::chrono::steady_clock::now() + 2s;
-        while (!pred()) {
-            if (std::chrono::steady_clock::now() > deadline) return false;
-            std::this_thread::sleep_for(1ms);
-        }
-        return true;
     }
 
     Router router_;

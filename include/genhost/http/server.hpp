@@ -31,6 +31,7 @@
 // (their responses say Connection: close) up to a deadline, then stop the I/O threads.
 #pragma once
 
+#include "genhost/core/memory.hpp"
 #include "genhost/http/metrics.hpp"
 #include "genhost/http/router.hpp"
 
@@ -125,6 +126,9 @@ class Server {
     std::atomic<int> refusing_{0};  // connections being answered 503 at the cap
     std::atomic<std::uint64_t> refusals_{0};
     std::atomic<std::size_t> body_memory_{0};
+    // Trims the allocator after a request whose body was large: what it freed would otherwise
+    // stay resident (docs/performance.md, "Request bodies and memory").
+    MemoryTrimmer trimmer_;
     std::mutex sessions_mu_;
     std::set<std::shared_ptr<Session>> live_;  // for Shutdown and each thread's Sweep
     bool shut_down_ = false;
