@@ -209,6 +209,7 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
     }
 
     bool recorded = false;
+    job->finishing = true;
     if (!status.empty()) {
         if (status != "SUCCEEDED") names.clear();
         // The database may be briefly away: keep trying while the lease can still be ours.
@@ -264,7 +265,8 @@ void WorkerPool::Heartbeat() {
     }
     std::sort(held.begin(), held.end());
     for (const auto& [id, job] : judged) {
-        if (std::binary_search(held.begin(), held.end(), id)) continue;
+        // A run that ended meanwhile is missing from the answer because its task is finished.
+        if (job->finishing || std::binary_search(held.begin(), held.end(), id)) continue;
         // Cancelled through the API, or re-queued after this node stalled: another run owns it.
         if (!job->cancelled.exchange(true)) {
             spdlog::info("task {}: its lease is no longer held here; stopping its run", id);

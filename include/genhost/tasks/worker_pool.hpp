@@ -85,6 +85,9 @@ class WorkerPool {
   private:
     struct Job {
         std::atomic<bool> cancelled{false};
+        // Set once the run records its end: from then on its compare-and-set on the lease, not
+        // the heartbeat, tells whether the lease was still held.
+        std::atomic<bool> finishing{false};
     };
     void WorkerMain();
     void RunTask(const store::ClaimedTask& task);
