@@ -914,7 +914,8 @@ OJson CoreResponses() {
                      {"content", JsonContent(Ref("schemas", "Error"))}};
     r["BadRequest"] = {{"description",
                         "Invalid request: the body does not match the model's schema, is not JSON, "
-                        "or the X-Service-Version header is missing or wrong."},
+                        "or the X-Service-Version header is missing or wrong; or the request "
+                        "itself is malformed (its framing or Host header), with no issues."},
                        {"content", JsonContent(Ref("schemas", "ValidationError"))}};
     r["Unauthorized"] = {{"description",
                           "The API key is missing, malformed, unknown, disabled, or its "
@@ -1396,6 +1397,28 @@ nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
         OJson::array({{{"url", "/"}, {"description", "The host that serves this document."}}});
     doc["security"] = OJson::array({{{"bearerAuth", OJson::array()}}});
     doc["tags"] = std::move(tags);
+    // What any request may be answered, whatever its operation: one that cannot be framed or
+    // read (400), headers too large (431), a node at its connection cap (503); with a body, one
+    // too large (413) or a node at its cap of body memory (503).
+    for (auto& [path, item] : paths.items()) {
+        for (auto& [method, operation] : item.items()) {
+            if (!operation.is_object() || !operation.contains("responses")) continue;  // parameters
+            auto& responses = operation["responses"];
+            const auto add = [&](const char* status, const char* name) {
+                if (!responses.contains(status)) responses[status] = Ref("responses", name);
+            };
+            add("400", "BadRequest");
+            add("431", "HeadersTooLarge");
+            add("503", "Unavailable");
+            if (operation.contains("requestBody")) add("413", "PayloadTooLarge");
+            std::map<std::string, OJson> sorted;
+            for (auto& [status, response] : responses.items()) {
+                sorted.emplace(status, std::move(response));
+            }
+            responses = OJson::object();
+            for (auto& [status, response] : sorted) responses[status] = std::move(response);
+        }
+    }
     doc["paths"] = std::move(paths);
     doc["components"] = {
         {"securitySchemes",

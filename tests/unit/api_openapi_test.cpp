@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -85,6 +86,29 @@ TEST(OpenApi, IsOpenApi31WithARelativeServer) {
     EXPECT_EQ(doc["servers"][0]["url"], "/");
     EXPECT_EQ(doc["components"]["securitySchemes"]["bearerAuth"]["scheme"], "bearer");
     EXPECT_EQ(doc["security"][0].count("bearerAuth"), 1u);
+}
+
+TEST(OpenApi, EveryOperationListsWhatAnyRequestCanBeAnswered) {
+    // Whatever the operation: a malformed request (400), headers too large (431), a node at its
+    // connection cap (503); with a body, a body too large (413). Statuses in order.
+    int operations = 0;
+    for (const auto& [path, item] : S().doc.at("paths").items()) {
+        for (const auto& [method, operation] : item.items()) {
+            if (!operation.is_object() || !operation.contains("responses")) continue;
+            ++operations;
+            const auto& responses = operation.at("responses");
+            std::vector<std::string> statuses;
+            for (const auto& [status, response] : responses.items()) statuses.push_back(status);
+            EXPECT_TRUE(std::is_sorted(statuses.begin(), statuses.end())) << method << " " << path;
+            for (const char* status : {"400", "431", "503"}) {
+                EXPECT_TRUE(responses.contains(status)) << method << " " << path << " " << status;
+            }
+            if (operation.contains("requestBody")) {
+                EXPECT_TRUE(responses.contains("413")) << method << " " << path;
+            }
+        }
+    }
+    EXPECT_GT(operations, 20);
 }
 
 TEST(OpenApi, EveryGenerationEndpointIsAPathWithItsUnion) {
