@@ -8,6 +8,7 @@
 // fields it names and makes the avatar PROCESSING again; an avatar still PROCESSING cannot be
 // changed (409). GET lists (newest first, keyset cursor) or reads one; DELETE removes the avatar
 // and its pictures.
+#include "genhost/api/page.hpp"
 #include "handlers.hpp"
 
 #include "genhost/assets/resolver.hpp"
@@ -31,8 +32,6 @@ namespace asio = boost::asio;
 namespace {
 
 constexpr std::string_view kPresetVoiceType = "service-live-preset";
-constexpr int kDefaultPageSize = 50;
-constexpr int kMaxPageSize = 100;
 
 struct PresetVoice {
     const char* id;
@@ -222,24 +221,6 @@ http::Response Invalid(const App& app, std::vector<Issue> issues) {
                                  app.doc_url);
 }
 
-// Cursors are opaque to clients: base64url of "<created_at in microseconds>.<id>".
-std::string EncodeCursor(const store::AvatarRecord& a) {
-    return Base64UrlEncode(std::to_string(a.created_at.time_since_epoch().count()) + "." + a.id);
-}
-
-std::optional<store::AvatarCursor> DecodeCursor(std::string_view text) {
-    const auto raw = Base64UrlDecode(text);
-    if (!raw) return std::nullopt;
-    const auto dot = raw->find('.');
-    if (dot == std::string::npos) return std::nullopt;
-    long long micros = 0;
-    const auto [end, ec] = std::from_chars(raw->data(), raw->data() + dot, micros);
-    if (ec != std::errc() || end != raw->data() + dot) return std::nullopt;
-    const std::string id = raw->substr(dot + 1);
-    if (!IsUuid(id)) return std::nullopt;
-    return store::AvatarCursor{SysTime{std::chrono::microseconds{micros}}, id};
-}
-
 http::Response NotFound(const App& app) {
     return http::Response::Error(ApiError::NotFound("Avatar not found"), app.doc_url);
 }
@@ -301,34 +282,16 @@ asio::awaitable<http::Response> GetAvatar(App& app, http::Request& req,
 
 asio::awaitable<http::Response> ListAvatars(App& app, http::Request& req,
                                             const auth::Principal& who) {
-    std::vector<Issue> issues;
-    int limit = kDefaultPageSize;
-    if (const auto text = req.QueryParam("limit")) {
-        long long value = 0;
-        const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
-        if (text->empty() || ec == std::errc::invalid_argument ||
-            end != text->data() + text->size()) {
-            issues.push_back({"invalid_type", {"limit"}, "Expected integer, received string"});
-        } else if (ec == std::errc::result_out_of_range || value > kMaxPageSize) {
-            issues.push_back({"too_big", {"limit"}, "Number must be less than or equal to 100"});
-        } else if (value < 1) {
-            issues.push_back({"too_small", {"limit"}, "Number must be greater than or equal to 1"});
-        } else {
-            limit = static_cast<int>(value);
-        }
-    }
-    std::optional<store::AvatarCursor> after;
-    if (const auto text = req.QueryParam("cursor"); text && !text->empty()) {
-        after = DecodeCursor(*text);
-        if (!after) issues.push_back({"invalid_string", {"cursor"}, "Invalid cursor"});
-    }
-    if (!issues.empty()) co_return Invalid(app, std::move(issues));
-    const auto page = co_await app.avatars.repo->List(who.org_id, limit, after);
+    const auto query = ParsePageQuery(req);
+    if (!query) co_return http::Response::Error(query.error(), app.doc_url);
+    const auto page = co_await app.avatars.repo->List(who.org_id, query->limit, query->after);
     nlohmann::json data = nlohmann::json::array();
     for (const auto& a : page.avatars) data.push_back(AvatarJson(app, a));
-    nlohmann::json next = nullptr;
-    if (page.more && !page.avatars.empty()) next = EncodeCursor(page.avatars.back());
-    co_return http::Response::Json(200, {{"data", std::move(data)}, {"nextCursor", next}});
+    std::optional<store::Keyset> next;
+    if (page.more && !page.avatars.empty()) {
+        next = store::Keyset{page.avatars.back().created_at, page.avatars.back().id};
+    }
+    co_return http::Response::Json(200, PageJson(std::move(data), next));
 }
 
 asio::awaitable<http::Response> UpdateAvatar(App& app, http::Request& req,

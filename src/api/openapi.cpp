@@ -887,10 +887,11 @@ OJson CoreSchemas() {
         {"description", "One page of avatars, newest first."},
         {"properties",
          {{"data", {{"type", "array"}, {"items", Ref("schemas", "Avatar")}}},
+          {"hasMore", {{"type", "boolean"}, {"description", "Whether another page follows."}}},
           {"nextCursor",
            {{"type", OJson::array({"string", "null"})},
             {"description", "Pass as `cursor` for the next page; null on the last page."}}}}},
-        {"required", {"data", "nextCursor"}}};
+        {"required", {"data", "hasMore", "nextCursor"}}};
     s["Upload"] = {
         {"type", "object"},
         {"description",

@@ -173,7 +173,7 @@ boost::asio::awaitable<std::optional<AvatarRecord>> AvatarRepo::Get(std::string 
 }
 
 boost::asio::awaitable<AvatarPage> AvatarRepo::List(std::string org_id, int limit,
-                                                    std::optional<AvatarCursor> after) {
+                                                    std::optional<Keyset> after) {
     AvatarPage page;
     if (!IsUuid(org_id) || limit < 1) co_return page;
     if (after && !IsUuid(after->id)) co_return page;
@@ -181,7 +181,7 @@ boost::asio::awaitable<AvatarPage> AvatarRepo::List(std::string org_id, int limi
         pqxx::nontransaction n(c);
         const auto r = n.exec_prepared(
             kList, org_id, after.has_value(),
-            after ? static_cast<long long>(after->created_at.time_since_epoch().count()) : 0LL,
+            after ? static_cast<long long>(after->at.time_since_epoch().count()) : 0LL,
             after ? after->id : std::string("00000000-0000-0000-0000-000000000000"), limit + 1);
         for (const auto& row : r) {
             if (static_cast<int>(page.avatars.size()) == limit) {

@@ -191,6 +191,9 @@ TEST_F(AvatarsApi, ListPagesNewestFirstAndChecksItsQuery) {
         ASSERT_EQ(r.status, 200) << r.body;
         const auto body = r.Json();
         for (const auto& a : body["data"]) seen.push_back(a["id"]);
+        // hasMore and nextCursor agree: a cursor exactly while more follow.
+        EXPECT_EQ(body["hasMore"], !body["nextCursor"].is_null()) << body.dump();
+        EXPECT_EQ(body["hasMore"], page < 2) << body.dump();
         if (body["nextCursor"].is_null()) break;
         target = "/v1/avatars?limit=2&cursor=" + body["nextCursor"].get<std::string>();
     }
@@ -212,6 +215,10 @@ TEST_F(AvatarsApi, ListPagesNewestFirstAndChecksItsQuery) {
                 "Expected integer");
     ExpectIssue(client_.Send("GET", "/v1/avatars?cursor=zzz", AuthHeaders()), {"cursor"},
                 "Invalid cursor");
+    ExpectIssue(client_.Send("GET", "/v1/avatars?cursor=", AuthHeaders()), {"cursor"},
+                "at least 1 character");
+    ExpectIssue(client_.Send("GET", "/v1/avatars?cursor=" + std::string(1001, 'a'), AuthHeaders()),
+                {"cursor"}, "at most 1000 character");
 }
 
 TEST_F(AvatarsApi, PatchChangesAReadyAvatarAndProcessesItAgain) {

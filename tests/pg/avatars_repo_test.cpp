@@ -141,14 +141,14 @@ TEST_F(Avatars, ListPagesNewestFirstWithoutGapsOrRepeats) {
     for (int i = 0; i < 7; ++i) made.push_back(Create("A" + std::to_string(i)).id);
     Create("foreign", other_org_);
     std::vector<std::string> seen;
-    std::optional<store::AvatarCursor> after;
+    std::optional<store::Keyset> after;
     int pages = 0;
     for (;;) {
         const auto page = Await(repo_->List(org_, 3, after));
         ++pages;
         for (const auto& a : page.avatars) seen.push_back(a.id);
         if (!page.more) break;
-        after = store::AvatarCursor{page.avatars.back().created_at, page.avatars.back().id};
+        after = store::Keyset{page.avatars.back().created_at, page.avatars.back().id};
     }
     EXPECT_EQ(pages, 3);
     std::reverse(made.begin(), made.end());

@@ -13,6 +13,7 @@
 
 #include "genhost/core/clock.hpp"
 #include "genhost/store/database.hpp"
+#include "genhost/store/keyset.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -83,12 +84,6 @@ struct AvatarPage {
     bool more = false;  // another page follows the last avatar
 };
 
-// AvatarCursor is where a page starts: after the avatar created at `created_at` with `id`.
-struct AvatarCursor {
-    SysTime created_at;
-    std::string id;
-};
-
 // PortraitLookup is what avatar_videos needs of a custom avatar.
 struct PortraitLookup {
     bool found = false;
@@ -122,7 +117,7 @@ class AvatarRepo {
 
     // List returns up to `limit` avatars of `org_id`, newest first, after `after` if given.
     boost::asio::awaitable<AvatarPage> List(std::string org_id, int limit,
-                                            std::optional<AvatarCursor> after);
+                                            std::optional<Keyset> after);
 
     // Update applies `change` to avatar `id` of `org_id` and makes it PROCESSING again (a new
     // revision), unless it is unknown (kNotFound) or still PROCESSING (kConflict).
