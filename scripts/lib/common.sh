@@ -14,7 +14,7 @@ GENHOST_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
   libavcodec-dev libavformat-dev libavfilter-dev libswscale-dev libswresample-dev libavutil-dev
-  libespeak-ng-dev postgresql-15 postgresql-client-15 ca-certificates
+  libespeak-ng-dev zlib1g-dev postgresql-15 postgresql-client-15 ca-certificates
 )
 # Node.js and npm run the OpenAPI lint (tests/node, ctest openapi_lint): Debian's nodejs and npm,
 # only when node or npm is missing (a node from elsewhere ships its own npm, which Debian's npm
@@ -85,11 +85,12 @@ stop_pid() {
   [ -n "$1" ] && kill "$1" 2>/dev/null && wait "$1" 2>/dev/null || true
 }
 
-# bench_workspace NAME: for the bench scripts. Makes $work (a temporary directory the postgres
-# user can read), starts a private PostgreSQL in $work/pg with fsync off, and on exit runs
-# bench_before_cleanup (when the script defines it), stops the server whose pid is in
-# $server_pid, stops the cluster and removes $work.
+# bench_workspace NAME: for the bench scripts. Installs curl (bench_start_genhost uses it), makes
+# $work (a temporary directory the postgres user can read), starts a private PostgreSQL in $work/pg
+# with fsync off, and on exit runs bench_before_cleanup (when the script defines it), stops the
+# server whose pid is in $server_pid, stops the cluster and removes $work.
 bench_workspace() {
+  install_packages curl  # bench_start_genhost waits for the server with it
   work=$(mktemp -d "/tmp/$1.XXXXXX")
   chmod 755 "$work"
   server_pid=""
