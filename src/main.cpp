@@ -21,6 +21,7 @@
 #include "genhost/providers/http_provider.hpp"
 #include "genhost/providers/provider_config.hpp"
 #include "genhost/store/avatars_repo.hpp"
+#include "genhost/store/jobs_repo.hpp"
 #include "genhost/store/listener.hpp"
 #include "genhost/store/migrations.hpp"
 #include "genhost/store/orgs.hpp"
@@ -28,6 +29,7 @@
 #include "genhost/store/tasks_repo.hpp"
 #include "genhost/store/uploads_repo.hpp"
 #include "genhost/tasks/avatar_processor.hpp"
+#include "genhost/tasks/job_engine.hpp"
 #include "genhost/tasks/moderation.hpp"
 #include "genhost/tasks/periodic.hpp"
 #include "genhost/tasks/retention_sweeper.hpp"
@@ -102,6 +104,7 @@ void PrepareStatements(genhost::store::Database& db) {
     genhost::store::SettingsRepo::Prepare(db);
     genhost::store::UploadRepo::Prepare(db);
     genhost::store::AvatarRepo::Prepare(db);
+    genhost::store::JobRepo::Prepare(db);
 }
 
 // ConnectionCap raises the process's open-file limit to its hard limit and returns `wanted`, or
@@ -319,23 +322,27 @@ int Serve(const Settings& settings) {
             return genhost::api::LimitsFor(*catalog, tier, model).max_concurrent;
         });
 
+    // Background jobs (docs/architecture.md): every node runs them, whatever its role.
+    genhost::store::JobRepo jobs(db);
+    genhost::store::AvatarRepo avatars(db);
+    genhost::tasks::AvatarProcessorOptions avatar_opts;
+    avatar_opts.scratch_root = wopts.scratch_root;
+    genhost::tasks::AvatarProcessor avatar_processor(avatar_opts, avatars, output_store, inputs);
+    genhost::tasks::JobEngineOptions job_opts;
+    job_opts.owner = wopts.owner;
+    job_opts.lease_seconds = 120;  // renewed every 40 s; one avatar takes well under a second
+    genhost::tasks::JobEngine job_engine(job_opts, jobs, {{"avatar", avatar_processor.Kind()}});
+
     genhost::store::Listener listener(
         s.database_url,
         {[&] { workers.Wake(); }, [&](const std::string& id) { workers.CancelLocal(id); },
-         [&] { authenticator.Invalidate(); }});
-    // Custom avatars (docs/avatars.md): every node processes them, whatever its role.
-    genhost::store::AvatarRepo avatars(db);
-    genhost::tasks::AvatarProcessorOptions avatar_opts;
-    avatar_opts.owner = wopts.owner;
-    avatar_opts.scratch_root = wopts.scratch_root;
-    genhost::tasks::AvatarProcessor avatar_processor(avatar_opts, avatars, output_store, inputs);
-
+         [&] { authenticator.Invalidate(); }, [&] { job_engine.Kick(); }});
     listener.Start();
     workers.Start();
     upload_sweeper.Start();
     retention_sweeper.Start();
     scratch_sweeper.Start();
-    avatar_processor.Start();
+    job_engine.Start();
 
     boost::asio::thread_pool blocking(2);
     const std::string doc_url = s.doc_url.empty() ? PublicUrl(s) + "/docs/errors" : s.doc_url;
@@ -363,7 +370,7 @@ int Serve(const Settings& settings) {
     app.inputs = &request_inputs;
     app.avatars.repo = &avatars;
     app.avatars.resolver = &inputs;
-    app.avatars.kick = [&avatar_processor] { avatar_processor.Kick(); };
+    app.avatars.kick = [&job_engine] { job_engine.Kick(); };
     app.extra_gauges = [&] {
         std::vector<genhost::http::Sample> gauges{
             {"genhost_workers_running",
@@ -422,7 +429,7 @@ int Serve(const Settings& settings) {
     upload_sweeper.Stop();
     retention_sweeper.Stop();
     scratch_sweeper.Stop();
-    avatar_processor.Stop();
+    job_engine.Stop(drain);
     listener.Stop();
     blocking.join();
     db.Stop();

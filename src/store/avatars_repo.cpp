@@ -66,33 +66,28 @@ constexpr const char* kPortrait = "avatars_portrait";
 constexpr const char* kPortraitSql =
     "SELECT status, coalesce(encode(portrait, 'base64'), ''), voice::text FROM avatars"
     " WHERE id = $1 AND org_id = $2";
-constexpr const char* kClaim = "avatars_claim";
-constexpr const char* kClaimSql =
-    "UPDATE avatars SET lease_owner = $1,"
-    " lease_expires_at = clock_timestamp() + make_interval(secs => $2)"
-    " WHERE id = (SELECT id FROM avatars WHERE status = 'PROCESSING'"
-    " AND (lease_expires_at IS NULL OR lease_expires_at < clock_timestamp())"
-    " ORDER BY updated_at LIMIT 1 FOR UPDATE SKIP LOCKED)"
-    " RETURNING id::text, org_id::text, revision, image_processing, coalesce(source_name, ''),"
-    " coalesce(source_uri, '')";
-// Completing or failing is a compare-and-set on the claim: the same revision, still ours.
+// What the job engine's avatar job (tasks/avatar_processor) needs of the revision it works on.
+constexpr const char* kLoadClaim = "avatars_load_claim";
+constexpr const char* kLoadClaimSql =
+    "SELECT id::text, org_id::text, revision, image_processing, coalesce(source_name, ''),"
+    " coalesce(source_uri, '') FROM avatars"
+    " WHERE id = $1 AND revision = $2 AND status = 'PROCESSING'";
+// Completing or failing is a compare-and-set on the revision: an update or delete meanwhile
+// wins (and an update queued the new revision's job).
 constexpr const char* kComplete = "avatars_complete";
 constexpr const char* kCompleteSql =
-    "UPDATE avatars SET status = 'READY', portrait = decode($4, 'base64'), has_previews = true,"
-    " lease_owner = NULL, lease_expires_at = NULL, updated_at = clock_timestamp()"
-    " WHERE id = $1 AND revision = $2 AND lease_owner = $3 AND status = 'PROCESSING'"
-    " RETURNING id";
+    "UPDATE avatars SET status = 'READY', portrait = decode($3, 'base64'), has_previews = true,"
+    " updated_at = clock_timestamp()"
+    " WHERE id = $1 AND revision = $2 AND status = 'PROCESSING' RETURNING id";
 constexpr const char* kFail = "avatars_fail";
 constexpr const char* kFailSql =
-    "UPDATE avatars SET status = 'FAILED', failure_reason = $4, portrait = NULL,"
-    " lease_owner = NULL, lease_expires_at = NULL, updated_at = clock_timestamp()"
-    " WHERE id = $1 AND revision = $2 AND lease_owner = $3 AND status = 'PROCESSING'"
-    " RETURNING id";
+    "UPDATE avatars SET status = 'FAILED', failure_reason = $3, portrait = NULL,"
+    " updated_at = clock_timestamp()"
+    " WHERE id = $1 AND revision = $2 AND status = 'PROCESSING' RETURNING id";
 constexpr const char* kSourceStored = "avatars_source_stored";
 constexpr const char* kSourceStoredSql =
-    "UPDATE avatars SET source_name = $4, source_uri = NULL"
-    " WHERE id = $1 AND revision = $2 AND lease_owner = $3 AND status = 'PROCESSING'"
-    " RETURNING id";
+    "UPDATE avatars SET source_name = $3, source_uri = NULL"
+    " WHERE id = $1 AND revision = $2 AND status = 'PROCESSING' RETURNING id";
 constexpr const char* kExists = "avatars_exists";
 constexpr const char* kExistsSql = "SELECT 1 FROM avatars WHERE id = $1";
 
@@ -138,7 +133,7 @@ void AvatarRepo::Prepare(Database& db) {
     db.Prepare(kStatus, kStatusSql);
     db.Prepare(kDelete, kDeleteSql);
     db.Prepare(kPortrait, kPortraitSql);
-    db.Prepare(kClaim, kClaimSql);
+    db.Prepare(kLoadClaim, kLoadClaimSql);
     db.Prepare(kComplete, kCompleteSql);
     db.Prepare(kFail, kFailSql);
     db.Prepare(kSourceStored, kSourceStoredSql);
@@ -255,12 +250,12 @@ boost::asio::awaitable<PortraitLookup> AvatarRepo::Portrait(std::string org_id, 
     co_return out;
 }
 
-std::optional<AvatarClaim> AvatarRepo::ClaimSync(const std::string& owner, int lease_seconds) {
+std::optional<AvatarClaim> AvatarRepo::LoadClaimSync(const std::string& id, std::int64_t revision) {
     std::optional<AvatarClaim> out;
+    if (!IsUuid(id)) return out;
     db_.RunSync([&](pqxx::connection_base& c) {
-        pqxx::work w(c);
-        const auto r = w.exec_prepared(kClaim, owner, lease_seconds);
-        w.commit();
+        pqxx::nontransaction n(c);
+        const auto r = n.exec_prepared(kLoadClaim, id, revision);
         if (r.empty()) return;
         AvatarClaim claim;
         claim.id = r[0][0].as<std::string>();
@@ -274,36 +269,30 @@ std::optional<AvatarClaim> AvatarRepo::ClaimSync(const std::string& owner, int l
     return out;
 }
 
-bool AvatarRepo::CompleteSync(const AvatarClaim& claim, const std::string& owner,
-                              const std::string& portrait) {
+bool AvatarRepo::CompleteSync(const AvatarClaim& claim, const std::string& portrait) {
     bool done = false;
     const std::string encoded = Base64Encode(portrait);
     db_.RunSync([&](pqxx::connection_base& c) {
-        pqxx::work w(c);
-        done = !w.exec_prepared(kComplete, claim.id, claim.revision, owner, encoded).empty();
-        w.commit();
+        pqxx::nontransaction n(c);
+        done = !n.exec_prepared(kComplete, claim.id, claim.revision, encoded).empty();
     });
     return done;
 }
 
-bool AvatarRepo::FailSync(const AvatarClaim& claim, const std::string& owner,
-                          const std::string& reason) {
+bool AvatarRepo::FailSync(const AvatarClaim& claim, const std::string& reason) {
     bool done = false;
     db_.RunSync([&](pqxx::connection_base& c) {
-        pqxx::work w(c);
-        done = !w.exec_prepared(kFail, claim.id, claim.revision, owner, reason).empty();
-        w.commit();
+        pqxx::nontransaction n(c);
+        done = !n.exec_prepared(kFail, claim.id, claim.revision, reason).empty();
     });
     return done;
 }
 
-bool AvatarRepo::SourceStoredSync(const AvatarClaim& claim, const std::string& owner,
-                                  const std::string& name) {
+bool AvatarRepo::SourceStoredSync(const AvatarClaim& claim, const std::string& name) {
     bool done = false;
     db_.RunSync([&](pqxx::connection_base& c) {
-        pqxx::work w(c);
-        done = !w.exec_prepared(kSourceStored, claim.id, claim.revision, owner, name).empty();
-        w.commit();
+        pqxx::nontransaction n(c);
+        done = !n.exec_prepared(kSourceStored, claim.id, claim.revision, name).empty();
     });
     return done;
 }

@@ -51,6 +51,9 @@ void Listener::Run() {
             Receiver keys(conn, "genhost_keys", [this](const std::string&) {
                 if (callbacks_.on_keys) callbacks_.on_keys();
             });
+            Receiver jobs(conn, "genhost_jobs", [this](const std::string&) {
+                if (callbacks_.on_jobs) callbacks_.on_jobs();
+            });
             connected_ = true;
             backoff = std::chrono::milliseconds(100);
             if (!first) {
@@ -58,6 +61,7 @@ void Listener::Run() {
                 if (callbacks_.on_tasks) callbacks_.on_tasks();
                 if (callbacks_.on_cancel) callbacks_.on_cancel("");
                 if (callbacks_.on_keys) callbacks_.on_keys();
+                if (callbacks_.on_jobs) callbacks_.on_jobs();
             }
             first = false;
             while (!stop_) {

@@ -113,25 +113,24 @@ media::RgbImage ProcessAvatarImage(const media::RgbImage& source, bool optimize)
 AvatarProcessor::AvatarProcessor(AvatarProcessorOptions options, store::AvatarRepo& repo,
                                  outputs::OutputStore& outputs,
                                  const providers::InputResolver& fetch)
-    : options_(std::move(options)),
-      repo_(repo),
-      outputs_(outputs),
-      fetch_(fetch),
-      job_("avatar processor", options_.interval, [this] { ProcessAvailable(); }) {}
+    : options_(std::move(options)), repo_(repo), outputs_(outputs), fetch_(fetch) {}
 
-void AvatarProcessor::Start() { job_.Start(); }
-
-void AvatarProcessor::Stop() { job_.Stop(); }
-
-void AvatarProcessor::Kick() { job_.Kick(); }
-
-int AvatarProcessor::ProcessAvailable() {
-    int done = 0;
-    while (auto claim = repo_.ClaimSync(options_.owner, options_.lease_seconds)) {
-        ProcessOne(*claim);
-        ++done;
-    }
-    return done;
+JobKind AvatarProcessor::Kind() {
+    JobKind kind;
+    kind.run = [this](const store::JobClaim& job, const std::atomic<bool>&) {
+        const auto claim = repo_.LoadClaimSync(job.subject, job.revision);
+        // Deleted, or changed since (its new revision has a job of its own): nothing to do.
+        if (claim) ProcessOne(*claim);
+        return JobResult::Done();
+    };
+    kind.failed = [this](const store::JobClaim& job, const std::string& reason) {
+        spdlog::error("avatar {} revision {}: processing failed for good: {}", job.subject,
+                      job.revision, reason);
+        if (const auto claim = repo_.LoadClaimSync(job.subject, job.revision)) {
+            repo_.FailSync(*claim, "The reference image could not be processed (internal error)");
+        }
+    };
+    return kind;
 }
 
 void AvatarProcessor::ProcessOne(const store::AvatarClaim& claim) {
@@ -148,7 +147,7 @@ void AvatarProcessor::ProcessOne(const store::AvatarClaim& claim) {
             source_bytes = ReadFile(source_path);
             const std::string name = "source-" + NewUuid().substr(0, 8);
             outputs_.Put(folder, name, source_bytes);
-            if (!repo_.SourceStoredSync(claim, options_.owner, name)) {
+            if (!repo_.SourceStoredSync(claim, name)) {
                 outputs_.DeleteObject(folder, name);
                 return;  // updated, deleted or taken over meanwhile
             }
@@ -184,8 +183,8 @@ void AvatarProcessor::ProcessOne(const store::AvatarClaim& claim) {
         spdlog::error("avatar {}: processing failed: {}", claim.id, e.what());
         reason = "The reference image could not be processed (internal error)";
     }
-    const bool ended = reason.empty() ? repo_.CompleteSync(claim, options_.owner, portrait_jpeg)
-                                      : repo_.FailSync(claim, options_.owner, reason);
+    const bool ended =
+        reason.empty() ? repo_.CompleteSync(claim, portrait_jpeg) : repo_.FailSync(claim, reason);
     if (!ended && !repo_.ExistsSync(claim.id)) {
         // Deleted while it was processed: what this run stored has no avatar any more.
         outputs_.DeleteTask(folder);

@@ -136,12 +136,18 @@ TEST(Resilience, TheScratchOfARunKilledMidwayIsSweptByTheNextProcess) {
         ASSERT_EQ(r.status, 200);
         const std::string id = r.Json()["id"];
         ASSERT_EQ(WaitForStatus(c, id, {"RUNNING"})["status"], "RUNNING");
-        // The run's folder, inside the process's own scratch folder.
-        for (const auto& owner : std::filesystem::directory_iterator(root)) {
-            if (!owner.is_directory()) continue;
-            for (const auto& run : std::filesystem::directory_iterator(owner.path())) {
-                if (run.path().filename().string().rfind(id, 0) == 0) killed_scratch = owner.path();
+        // The run's folder, inside the process's own scratch folder (made just after the claim
+        // that made the task RUNNING).
+        for (int i = 0; i < 200 && killed_scratch.empty(); ++i) {
+            for (const auto& owner : std::filesystem::directory_iterator(root)) {
+                if (!owner.is_directory()) continue;
+                for (const auto& run : std::filesystem::directory_iterator(owner.path())) {
+                    if (run.path().filename().string().rfind(id, 0) == 0) {
+                        killed_scratch = owner.path();
+                    }
+                }
             }
+            if (killed_scratch.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
         ASSERT_FALSE(killed_scratch.empty()) << "no scratch folder of task " << id;
         server.Signal(SIGKILL);

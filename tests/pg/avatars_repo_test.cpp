@@ -1,9 +1,9 @@
 // AvatarRepo and AvatarProcessor against a real PostgreSQL: avatars are scoped to their
 // organization, listed newest first by keyset pages, updated only when not PROCESSING (each
-// update a new revision, PROCESSING again), claimed by one processor at a time with a lease that
-// another takes over once it expires, completed or failed only by the claim's holder and
-// revision; the processor makes a READY avatar (portrait and previews in the output store) from
-// a stored picture and a FAILED one from bytes that are not a picture.
+// update a new revision, PROCESSING again, with a job queued for it in the same transaction),
+// completed or failed only at their revision; the processor, run by the job engine, makes a
+// READY avatar (portrait and previews in the output store) from a stored picture and a FAILED one
+// from bytes that are not a picture.
 #include "support/pg.hpp"
 
 #include "genhost/core/crypto.hpp"
@@ -13,9 +13,11 @@
 #include "genhost/providers/inputs.hpp"
 #include "genhost/store/avatars_repo.hpp"
 #include "genhost/store/database.hpp"
+#include "genhost/store/jobs_repo.hpp"
 #include "genhost/store/migrations.hpp"
 #include "genhost/store/orgs.hpp"
 #include "genhost/tasks/avatar_processor.hpp"
+#include "genhost/tasks/job_engine.hpp"
 
 #include <gtest/gtest.h>
 #include <boost/asio/co_spawn.hpp>
@@ -45,11 +47,13 @@ class Avatars : public ::testing::Test {
         pool_ = std::make_unique<store::Database>(db_->dsn(), 2);
         store::OrgRepo::Prepare(*pool_);
         store::AvatarRepo::Prepare(*pool_);
+        store::JobRepo::Prepare(*pool_);
         pool_->Start();
         store::OrgRepo orgs(*pool_);
         org_ = orgs.EnsureOrganizationSync("acme", 1, false).id;
         other_org_ = orgs.EnsureOrganizationSync("globex", 1, false).id;
         repo_ = std::make_unique<store::AvatarRepo>(*pool_);
+        jobs_ = std::make_unique<store::JobRepo>(*pool_);
         char tmpl[] = "/tmp/genhost-avatars-pg.XXXXXX";
         ASSERT_NE(mkdtemp(tmpl), nullptr);
         dir_ = tmpl;
@@ -87,13 +91,24 @@ class Avatars : public ::testing::Test {
         n.exec(sql);
     }
 
-    // Processor is node-a's avatar processor over this fixture's repository and output store;
-    // URLs left for later may only be data URIs here.
-    std::unique_ptr<tasks::AvatarProcessor> Processor() {
+    // Engine is node-a's job engine running the avatar processor over this fixture's repository
+    // and output store; URLs left for later may only be data URIs here.
+    std::unique_ptr<tasks::JobEngine> Engine() {
         tasks::AvatarProcessorOptions options;
-        options.owner = "node-a";
         options.scratch_root = dir_ + "/scratch";
-        return std::make_unique<tasks::AvatarProcessor>(options, *repo_, *outputs_, fetch_);
+        processor_ = std::make_unique<tasks::AvatarProcessor>(options, *repo_, *outputs_, fetch_);
+        tasks::JobEngineOptions engine;
+        engine.owner = "node-a";
+        return std::make_unique<tasks::JobEngine>(
+            engine, *jobs_, std::map<std::string, tasks::JobKind>{{"avatar", processor_->Kind()}});
+    }
+
+    // Claim takes, as `owner`, the avatar job that waited longest and returns what processing
+    // its revision needs.
+    std::optional<store::AvatarClaim> Claim(const std::string& owner) {
+        const auto job = jobs_->ClaimSync(owner, {"avatar"}, 60);
+        if (!job) return std::nullopt;
+        return repo_->LoadClaimSync(job->subject, job->revision);
     }
 
     std::string Picture(int w, int h) {
@@ -108,6 +123,8 @@ class Avatars : public ::testing::Test {
     asio::io_context io_;
     std::unique_ptr<TestDatabase> db_;
     std::unique_ptr<store::Database> pool_;
+    std::unique_ptr<store::JobRepo> jobs_;
+    std::unique_ptr<tasks::AvatarProcessor> processor_;
     std::unique_ptr<store::AvatarRepo> repo_;
     std::unique_ptr<outputs::LocalOutputStore> outputs_;
     providers::DataUriResolver fetch_;
@@ -163,9 +180,10 @@ TEST_F(Avatars, UpdatesOnlyWhenNotProcessingEachARevision) {
     EXPECT_EQ(refused.kind, UpdateKind::kConflict);
     EXPECT_EQ(refused.status, "PROCESSING");
 
-    const auto claim = repo_->ClaimSync("node-a", 60);
+    const auto claim = Claim("node-a");
     ASSERT_TRUE(claim.has_value());
-    ASSERT_TRUE(repo_->CompleteSync(*claim, "node-a", "JPEGBYTES"));
+    EXPECT_EQ(claim->id, a.id);
+    ASSERT_TRUE(repo_->CompleteSync(*claim, "JPEGBYTES"));
     const auto portrait = Await(repo_->Portrait(org_, a.id));
     EXPECT_EQ(portrait.status, "READY");
     EXPECT_EQ(portrait.portrait, "JPEGBYTES");
@@ -188,14 +206,14 @@ TEST_F(Avatars, UpdatesOnlyWhenNotProcessingEachARevision) {
     EXPECT_FALSE(updated.avatar.has_previews);  // a new picture: the old previews are gone
     EXPECT_EQ(updated.previous_source, "source-1");
 
-    // The old claim (revision 1) can no longer end the avatar; the new one's can, and then a
-    // start script can be cleared.
-    EXPECT_FALSE(repo_->CompleteSync(*claim, "node-a", "OLD"));
-    const auto second = repo_->ClaimSync("node-a", 60);
+    // The old claim (revision 1) can no longer end the avatar; the update queued the new
+    // revision's job, whose claim can, and then a start script can be cleared.
+    EXPECT_FALSE(repo_->CompleteSync(*claim, "OLD"));
+    const auto second = Claim("node-a");
     ASSERT_TRUE(second.has_value());
     EXPECT_EQ(second->revision, 2);
     EXPECT_EQ(second->source_name, "source-2");
-    ASSERT_TRUE(repo_->FailSync(*second, "node-a", "not a face"));
+    ASSERT_TRUE(repo_->FailSync(*second, "not a face"));
     const auto failed = Await(repo_->Get(org_, a.id));
     EXPECT_EQ(failed->status, "FAILED");
     EXPECT_EQ(failed->failure_reason, "not a face");
@@ -207,22 +225,29 @@ TEST_F(Avatars, UpdatesOnlyWhenNotProcessingEachARevision) {
     EXPECT_TRUE(cleared.avatar.failure_reason.empty());
 }
 
-TEST_F(Avatars, OneProcessorHoldsAClaimUntilItsLeaseExpires) {
+TEST_F(Avatars, CreatesUpdatesAndDeletesQueueAndDropTheirJobs) {
     const auto a = Create("Ada");
-    const auto first = repo_->ClaimSync("node-a", 1);
-    ASSERT_TRUE(first.has_value());
-    EXPECT_EQ(first->id, a.id);
-    EXPECT_FALSE(repo_->ClaimSync("node-b", 60).has_value());
-    // node-a dies; once its lease runs out node-b takes the avatar, and node-a's late answer is
-    // refused.
-    std::this_thread::sleep_for(std::chrono::milliseconds(1200));
-    const auto second = repo_->ClaimSync("node-b", 60);
-    ASSERT_TRUE(second.has_value());
-    EXPECT_EQ(second->id, a.id);
-    EXPECT_FALSE(repo_->CompleteSync(*first, "node-a", "LATE"));
-    EXPECT_TRUE(repo_->CompleteSync(*second, "node-b", "ON TIME"));
-    EXPECT_EQ(Await(repo_->Portrait(org_, a.id)).portrait, "ON TIME");
-    EXPECT_FALSE(repo_->ClaimSync("node-b", 60).has_value());
+    auto job = jobs_->GetSync("avatar", a.id);
+    ASSERT_TRUE(job.has_value());
+    EXPECT_EQ(job->status, "PENDING");
+    EXPECT_EQ(job->revision, 1);
+    // A claimed revision whose avatar is updated is queued again at the new revision: the
+    // claim's end changes nothing.
+    const auto claim = jobs_->ClaimSync("node-a", {"avatar"}, 60);
+    ASSERT_TRUE(claim.has_value());
+    ASSERT_TRUE(repo_->FailSync(*repo_->LoadClaimSync(a.id, 1), "not a face"));
+    store::AvatarChange rename;
+    rename.name = "Ada L.";
+    ASSERT_EQ(Await(repo_->Update(org_, a.id, rename)).kind, UpdateKind::kUpdated);
+    job = jobs_->GetSync("avatar", a.id);
+    EXPECT_EQ(job->status, "PENDING");
+    EXPECT_EQ(job->revision, 2);
+    EXPECT_FALSE(jobs_->CompleteSync(*claim, "node-a"));
+    EXPECT_FALSE(repo_->LoadClaimSync(a.id, 1).has_value());  // not the current revision
+    EXPECT_TRUE(repo_->LoadClaimSync(a.id, 2).has_value());
+    // A deleted avatar takes its job with it.
+    ASSERT_TRUE(Await(repo_->Delete(org_, a.id)));
+    EXPECT_FALSE(jobs_->GetSync("avatar", a.id).has_value());
 }
 
 TEST_F(Avatars, TheProcessorMakesPortraitsAndFailsWhatIsNotAPicture) {
@@ -232,8 +257,8 @@ TEST_F(Avatars, TheProcessorMakesPortraitsAndFailsWhatIsNotAPicture) {
     outputs_->Put(tasks::AvatarFolder(bad.id), "source-bad", "this is not a picture");
     const auto gone = Create("Gone", "", "source-missing");
 
-    auto processor = Processor();
-    EXPECT_EQ(processor->ProcessAvailable(), 3);
+    auto engine = Engine();
+    EXPECT_EQ(engine->RunAvailable(), 3);
 
     const auto ready = Await(repo_->Portrait(org_, good.id));
     EXPECT_EQ(ready.status, "READY");
@@ -255,7 +280,7 @@ TEST_F(Avatars, TheProcessorMakesPortraitsAndFailsWhatIsNotAPicture) {
     const auto missing = Await(repo_->Get(org_, gone.id));
     EXPECT_EQ(missing->status, "FAILED");
     EXPECT_EQ(missing->failure_reason, "The reference image is no longer stored");
-    EXPECT_EQ(processor->ProcessAvailable(), 0);
+    EXPECT_EQ(engine->RunAvailable(), 0);
 }
 
 TEST_F(Avatars, ProcessingFetchesAUrlLeftForLaterAndKeepsItAsTheSource) {
@@ -270,8 +295,8 @@ TEST_F(Avatars, ProcessingFetchesAUrlLeftForLaterAndKeepsItAsTheSource) {
     a.source_uri = "data:image/png;base64," + Base64Encode(png);
     Await(repo_->Create(a));
 
-    auto processor = Processor();
-    EXPECT_EQ(processor->ProcessAvailable(), 1);
+    auto engine = Engine();
+    EXPECT_EQ(engine->RunAvailable(), 1);
     const auto ready = Await(repo_->Portrait(org_, a.id));
     ASSERT_EQ(ready.status, "READY");
     const auto info = media::ProbeMedia(ready.portrait);

@@ -1,8 +1,10 @@
 // genhost/store/avatars_repo.hpp
 //
 // Provides AvatarRepo: the custom avatars of migrations/0005_avatars.sql. The API creates,
-// reads, lists, updates and deletes them (awaitable methods); any node's avatar processor claims
-// a PROCESSING avatar with a lease and completes or fails it (*Sync methods); avatar_videos reads
+// reads, lists, updates and deletes them (awaitable methods); every write that leaves an avatar
+// PROCESSING queues a job of kind `avatar` for its revision in the same transaction
+// (migrations/0007_jobs.sql), which any node's job engine runs, completing or failing that
+// revision (*Sync methods); avatar_videos reads
 // a READY avatar's portrait (Portrait). Every read and change is scoped to an organization: a
 // foreign id is not found. The reference image's bytes live in the output store
 // (`avatar-<id>/<source name>`); this repository keeps its name and the processed portrait.
@@ -17,6 +19,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -92,7 +95,7 @@ struct PortraitLookup {
     std::string voice_json;
 };
 
-// AvatarClaim is a PROCESSING avatar a processor now holds the lease of.
+// AvatarClaim is what processing one revision of a PROCESSING avatar needs.
 struct AvatarClaim {
     std::string id;
     std::string org_id;
@@ -130,22 +133,20 @@ class AvatarRepo {
     // Portrait returns the status, portrait and voice of avatar `id` of `org_id`.
     boost::asio::awaitable<PortraitLookup> Portrait(std::string org_id, std::string id);
 
-    // ClaimSync takes the lease of the oldest PROCESSING avatar that nobody holds (or whose
-    // holder's lease expired) for `owner`; nullopt when there is none. Several nodes may claim
-    // at once: each avatar goes to one of them.
-    std::optional<AvatarClaim> ClaimSync(const std::string& owner, int lease_seconds);
+    // LoadClaimSync returns what processing revision `revision` of avatar `id` needs, or nullopt
+    // when the avatar is gone, changed since (another revision) or no longer PROCESSING. The job
+    // engine's lease (tasks/avatar_processor.hpp) makes one node work on a revision at a time.
+    std::optional<AvatarClaim> LoadClaimSync(const std::string& id, std::int64_t revision);
 
-    // CompleteSync ends the claimed revision READY with `portrait`; FailSync ends it FAILED with
-    // `reason`. Both return false, changing nothing, when the avatar was deleted, updated or
-    // claimed by someone else meanwhile.
-    bool CompleteSync(const AvatarClaim& claim, const std::string& owner,
-                      const std::string& portrait);
-    bool FailSync(const AvatarClaim& claim, const std::string& owner, const std::string& reason);
+    // CompleteSync ends the revision READY with `portrait`; FailSync ends it FAILED with
+    // `reason`. Both return false, changing nothing, when the avatar was deleted or updated
+    // meanwhile (compare-and-set on the revision).
+    bool CompleteSync(const AvatarClaim& claim, const std::string& portrait);
+    bool FailSync(const AvatarClaim& claim, const std::string& reason);
 
-    // SourceStoredSync records that the claimed revision's source is now the output store's
-    // object `name`; false when the claim was lost meanwhile.
-    bool SourceStoredSync(const AvatarClaim& claim, const std::string& owner,
-                          const std::string& name);
+    // SourceStoredSync records that the revision's source is now the output store's object
+    // `name`; false when the avatar changed meanwhile.
+    bool SourceStoredSync(const AvatarClaim& claim, const std::string& name);
 
     // ExistsSync reports whether avatar `id` still exists (any organization).
     bool ExistsSync(const std::string& id);

@@ -2,7 +2,8 @@
 //
 // Provides Listener: one thread with its own connection that LISTENs on genhost's channels and
 // calls back on notifications: `genhost_tasks` (work was queued), `genhost_cancel` (payload: a
-// task id that was cancelled) and `genhost_keys` (keys or organizations changed). It reconnects
+// task id that was cancelled), `genhost_keys` (keys or organizations changed) and `genhost_jobs`
+// (a background job was queued; payload: its kind). It reconnects
 // by itself after losing the database; after a reconnect it calls every callback once (with an
 // empty payload), since notifications sent meanwhile were lost. Callbacks run on the listener
 // thread and must be quick.
@@ -21,6 +22,7 @@ class Listener {
         std::function<void()> on_tasks;
         std::function<void(const std::string& task_id)> on_cancel;
         std::function<void()> on_keys;
+        std::function<void()> on_jobs;
     };
 
     Listener(std::string dsn, Callbacks callbacks);

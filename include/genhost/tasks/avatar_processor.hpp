@@ -1,22 +1,22 @@
 // genhost/tasks/avatar_processor.hpp
 //
-// Provides AvatarProcessor, the background job that turns PROCESSING avatars READY or FAILED
-// (docs/avatars.md): it claims one avatar at a time with a lease (store::AvatarRepo::ClaimSync;
-// any node may run one, an avatar whose node died is claimed again once its lease expires),
-// reads the reference image (from the output store, or fetched first when the request left a
-// URL for later), makes the portrait avatar videos are drawn from (ProcessAvatarImage) and two
-// low-resolution previews, stores them, and completes the claim. An image that cannot be read
-// or decoded ends the avatar FAILED with a reason a person can read. Runs on its own thread;
-// Kick wakes it right after a create or update so the avatar need not wait for the interval.
+// Provides AvatarProcessor, the `avatar` kind of the job engine (job_engine.hpp), which turns
+// PROCESSING avatars READY or FAILED (docs/avatars.md). Every create and update queues a job for
+// the avatar's new revision (migrations/0007_jobs.sql); any node's engine runs it under a lease
+// (a node that dies leaves it to another once the lease expires). The job reads the reference
+// image (from the output store, or fetched first when the request left a URL for later), makes
+// the portrait avatar videos are drawn from (ProcessAvatarImage) and two low-resolution
+// previews, stores them, and completes the revision by compare-and-set. An image that cannot be
+// read or decoded ends the avatar FAILED with a reason a person can read; a job that fails for
+// good otherwise (its runs kept dying) ends it FAILED too.
 #pragma once
 
 #include "genhost/media/video.hpp"
 #include "genhost/outputs/output_store.hpp"
 #include "genhost/providers/provider.hpp"
 #include "genhost/store/avatars_repo.hpp"
-#include "genhost/tasks/periodic.hpp"
+#include "genhost/tasks/job_engine.hpp"
 
-#include <chrono>
 #include <string>
 
 namespace genhost::tasks {
@@ -35,10 +35,7 @@ media::RgbImage ProcessAvatarImage(const media::RgbImage& source, bool optimize)
 std::string AvatarFolder(std::string_view id);
 
 struct AvatarProcessorOptions {
-    std::chrono::milliseconds interval{2000};  // how often unclaimed work is looked for
-    int lease_seconds = 120;                   // one avatar's processing, fetch included
-    std::string owner;                         // this node's lease owner name
-    std::string scratch_root;                  // private folders for fetched and read images
+    std::string scratch_root;  // private folders for fetched and read images
 };
 
 class AvatarProcessor {
@@ -47,13 +44,8 @@ class AvatarProcessor {
     AvatarProcessor(AvatarProcessorOptions options, store::AvatarRepo& repo,
                     outputs::OutputStore& outputs, const providers::InputResolver& fetch);
 
-    void Start();
-    void Stop();
-    void Kick();
-
-    // ProcessAvailable processes avatars until none is left to claim; returns how many it
-    // ended (READY or FAILED). Throws what the repository throws.
-    int ProcessAvailable();
+    // Kind is the `avatar` job kind to register with the engine.
+    JobKind Kind();
 
   private:
     // ProcessOne works on `claim` and ends it READY or FAILED.
@@ -63,7 +55,6 @@ class AvatarProcessor {
     store::AvatarRepo& repo_;
     outputs::OutputStore& outputs_;
     const providers::InputResolver& fetch_;
-    Periodic job_;
 };
 
 }  // namespace genhost::tasks

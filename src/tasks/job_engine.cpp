@@ -1,0 +1,245 @@
+#include "genhost/tasks/job_engine.hpp"
+
+#include "genhost/store/database.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace genhost::tasks {
+
+namespace {
+
+std::string Key(const std::string& kind, const std::string& subject) {
+    return kind + "/" + subject;
+}
+
+constexpr double kMaxRetryDelaySeconds = 300;
+
+}  // namespace
+
+JobEngine::JobEngine(JobEngineOptions options, store::JobRepo& repo,
+                     std::map<std::string, JobKind> kinds)
+    : options_(std::move(options)), repo_(repo), kinds_(std::move(kinds)) {}
+
+JobEngine::~JobEngine() { Stop(std::chrono::milliseconds(0)); }
+
+std::vector<std::string> JobEngine::Kinds() const {
+    std::vector<std::string> out;
+    for (const auto& [name, kind] : kinds_) out.push_back(name);
+    return out;
+}
+
+void JobEngine::Start() {
+    if (kinds_.empty() || !threads_.empty()) return;
+    for (int i = 0; i < std::max(options_.runners, 1); ++i) {
+        threads_.emplace_back([this] { RunnerMain(); });
+    }
+    threads_.emplace_back([this] { HeartbeatMain(); });
+}
+
+void JobEngine::Kick() {
+    {
+        std::lock_guard lock(mu_);
+        ++kicks_;
+    }
+    wake_.notify_all();
+}
+
+JobEngine::Counts JobEngine::counts() const {
+    std::lock_guard lock(mu_);
+    return counts_;
+}
+
+bool JobEngine::RunOne() {
+    const auto claim = repo_.ClaimSync(options_.owner, Kinds(), options_.lease_seconds);
+    if (!claim) return false;
+    const auto it = kinds_.find(claim->kind);
+    if (it == kinds_.end()) {  // cannot happen: only registered kinds are claimed
+        repo_.RetrySync(*claim, options_.owner, 60,
+                        "no handler for this kind on " + options_.owner);
+        return true;
+    }
+    const JobKind& kind = it->second;
+    const auto fail = [&](const std::string& reason) {
+        if (repo_.FailSync(*claim, options_.owner, reason)) {
+            spdlog::warn("job {}/{} revision {} failed: {}", claim->kind, claim->subject,
+                         claim->revision, reason);
+            if (kind.failed) kind.failed(*claim, reason);
+            std::lock_guard lock(mu_);
+            ++counts_.failed;
+        }
+    };
+    if (claim->attempt > options_.max_attempts) {
+        // Its runs kept dying (each claim after an expired lease counts one).
+        fail("its runs stopped " + std::to_string(options_.max_attempts) +
+             " times without an end (the process running it died)");
+        return true;
+    }
+    const std::string key = Key(claim->kind, claim->subject);
+    auto running = std::make_shared<Running>();
+    {
+        std::lock_guard lock(mu_);
+        running_[key] = running;
+    }
+    JobResult result;
+    bool lost_database = false;
+    try {
+        result = kind.run(*claim, running->lease_lost);
+    } catch (const store::DatabaseUnavailable&) {
+        lost_database = true;  // the lease runs out and the job is claimed again
+    } catch (const std::exception& e) {
+        spdlog::error("job {}/{} revision {}: {}", claim->kind, claim->subject, claim->revision,
+                      e.what());
+        result = JobResult::Retry(std::string("internal error: ") + e.what());
+    }
+    running->finishing = true;
+    if (!lost_database) {
+        try {
+            if (running->lease_lost) {
+                std::lock_guard lock(mu_);
+                ++counts_.lost;
+            } else if (result.kind == JobResult::Kind::kDone) {
+                if (repo_.CompleteSync(*claim, options_.owner)) {
+                    std::lock_guard lock(mu_);
+                    ++counts_.done;
+                } else {
+                    std::lock_guard lock(mu_);
+                    ++counts_.lost;
+                }
+            } else if (result.kind == JobResult::Kind::kRetry &&
+                       claim->attempt < options_.max_attempts) {
+                const double delay =
+                    std::min(kMaxRetryDelaySeconds,
+                             std::chrono::duration<double>(options_.retry_base).count() *
+                                 std::pow(2.0, claim->attempt - 1));
+                if (repo_.RetrySync(*claim, options_.owner, delay, result.error)) {
+                    spdlog::info("job {}/{} revision {} will run again in {} s: {}", claim->kind,
+                                 claim->subject, claim->revision, delay, result.error);
+                    std::lock_guard lock(mu_);
+                    ++counts_.retried;
+                }
+            } else {
+                fail(result.error);
+            }
+        } catch (const std::exception& e) {
+            spdlog::warn("job {}/{}: its end was not recorded (the lease will expire): {}",
+                         claim->kind, claim->subject, e.what());
+        }
+    }
+    std::lock_guard lock(mu_);
+    const auto found = running_.find(key);
+    if (found != running_.end() && found->second == running) running_.erase(found);
+    return true;
+}
+
+int JobEngine::RunAvailable() {
+    int ended = 0;
+    while (RunOne()) ++ended;
+    return ended;
+}
+
+void JobEngine::RunnerMain() {
+    auto backoff = std::chrono::milliseconds(100);
+    for (;;) {
+        std::uint64_t seen = 0;
+        {
+            std::lock_guard lock(mu_);
+            if (stop_claiming_) return;
+            seen = kicks_;
+        }
+        bool ran = false;
+        try {
+            ran = RunOne();
+            backoff = std::chrono::milliseconds(100);
+        } catch (const store::DatabaseUnavailable&) {
+            std::unique_lock lock(mu_);
+            wake_.wait_for(lock, backoff, [this] { return stop_claiming_; });
+            backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+            continue;
+        } catch (const std::exception& e) {
+            spdlog::error("claiming a job failed: {}", e.what());
+        }
+        if (ran) continue;
+        std::unique_lock lock(mu_);
+        wake_.wait_for(lock, options_.poll, [&] { return stop_claiming_ || kicks_ != seen; });
+    }
+}
+
+void JobEngine::Heartbeat() {
+    // Only runs already running before the statement is sent are judged by its answer: a claim
+    // committing meanwhile is not in it, though its lease is ours.
+    std::vector<std::pair<std::string, std::shared_ptr<Running>>> judged;
+    {
+        std::lock_guard lock(mu_);
+        judged.assign(running_.begin(), running_.end());
+    }
+    if (judged.empty()) return;
+    std::vector<std::string> held;
+    try {
+        for (const auto& c : repo_.HeartbeatSync(options_.owner, options_.lease_seconds)) {
+            held.push_back(Key(c.kind, c.subject));
+        }
+    } catch (const std::exception& e) {
+        spdlog::warn("job heartbeat failed: {}", e.what());
+        return;
+    }
+    std::sort(held.begin(), held.end());
+    for (const auto& [key, run] : judged) {
+        if (run->finishing || std::binary_search(held.begin(), held.end(), key)) continue;
+        if (!run->lease_lost.exchange(true)) {
+            spdlog::info("job {}: no longer held here (changed, or taken over); stopping its run",
+                         key);
+        }
+    }
+}
+
+void JobEngine::HeartbeatMain() {
+    const auto interval =
+        std::chrono::milliseconds(static_cast<long>(options_.lease_seconds * 1000 / 3));
+    for (;;) {
+        {
+            std::unique_lock lock(mu_);
+            if (wake_.wait_for(lock, interval, [this] { return stop_; })) return;
+        }
+        Heartbeat();
+    }
+}
+
+void JobEngine::Stop(std::chrono::milliseconds grace) {
+    if (threads_.empty()) return;
+    {
+        std::lock_guard lock(mu_);
+        stop_claiming_ = true;
+    }
+    wake_.notify_all();
+    const auto deadline = std::chrono::steady_clock::now() + grace;
+    for (;;) {
+        {
+            std::lock_guard lock(mu_);
+            if (running_.empty() || std::chrono::steady_clock::now() >= deadline) {
+                for (auto& [key, run] : running_) run->lease_lost = true;
+                break;
+            }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    {
+        std::lock_guard lock(mu_);
+        stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) {
+        if (t.joinable()) t.join();
+    }
+    threads_.clear();
+    try {
+        const int released = repo_.ReleaseOwnedSync(options_.owner);
+        if (released > 0) spdlog::info("released {} job(s) back to the queue", released);
+    } catch (const std::exception& e) {
+        spdlog::warn("could not release jobs (their leases expire by themselves): {}", e.what());
+    }
+}
+
+}  // namespace genhost::tasks

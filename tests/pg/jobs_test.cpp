@@ -1,0 +1,215 @@
+// The leased-job engine against a real PostgreSQL (store::JobRepo, tasks::JobEngine,
+// migrations/0007_jobs.sql): one job per subject, claimed by one runner at a time under a lease
+// that another takes over once it expires; every end a compare-and-set on revision and owner; a
+// subject queued again while it runs makes the running revision's end change nothing; retries
+// back off, runs that keep failing or dying fail for good and mark their subject; the heartbeat
+// tells a run that lost its job.
+#include "support/pg.hpp"
+
+#include "genhost/store/database.hpp"
+#include "genhost/store/jobs_repo.hpp"
+#include "genhost/store/migrations.hpp"
+#include "genhost/tasks/job_engine.hpp"
+
+#include <gtest/gtest.h>
+#include <pqxx/pqxx>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace genhost::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+class Jobs : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        if (ClusterDsn().empty()) GTEST_SKIP() << "no PostgreSQL configured";
+        db_ = std::make_unique<TestDatabase>();
+        store::Migrate(db_->dsn());
+        pool_ = std::make_unique<store::Database>(db_->dsn(), 3);
+        store::JobRepo::Prepare(*pool_);
+        pool_->Start();
+        jobs_ = std::make_unique<store::JobRepo>(*pool_);
+    }
+
+    // WaitFor polls `pred` every 10 ms for up to `timeout`.
+    template <class Pred>
+    static bool WaitFor(Pred pred, std::chrono::milliseconds timeout = 10s) {
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        while (!pred()) {
+            if (std::chrono::steady_clock::now() > deadline) return false;
+            std::this_thread::sleep_for(10ms);
+        }
+        return true;
+    }
+
+    std::unique_ptr<TestDatabase> db_;
+    std::unique_ptr<store::Database> pool_;
+    std::unique_ptr<store::JobRepo> jobs_;
+};
+
+TEST_F(Jobs, OneRunnerAtATimeUntilItsLeaseExpires) {
+    jobs_->EnqueueSync("voice", "v1", 1);
+    jobs_->EnqueueSync("avatar", "a1", 1);
+    // Only the kinds asked for are claimed.
+    const auto first = jobs_->ClaimSync("node-a", {"avatar"}, 1);
+    ASSERT_TRUE(first.has_value());
+    EXPECT_EQ(first->subject, "a1");
+    EXPECT_EQ(first->attempt, 1);
+    EXPECT_FALSE(jobs_->ClaimSync("node-b", {"avatar"}, 60).has_value());
+    // node-a stops renewing; once its lease runs out node-b takes the job (a second run), and
+    // node-a's late end is refused.
+    std::this_thread::sleep_for(1200ms);
+    const auto second = jobs_->ClaimSync("node-b", {"avatar"}, 60);
+    ASSERT_TRUE(second.has_value());
+    EXPECT_EQ(second->attempt, 2);
+    EXPECT_FALSE(jobs_->CompleteSync(*first, "node-a"));
+    EXPECT_TRUE(jobs_->HeartbeatSync("node-a", 60).empty());
+    EXPECT_EQ(jobs_->HeartbeatSync("node-b", 60).size(), 1u);
+    EXPECT_TRUE(jobs_->CompleteSync(*second, "node-b"));
+    EXPECT_FALSE(jobs_->GetSync("avatar", "a1").has_value());  // done: the row is gone
+    EXPECT_TRUE(jobs_->GetSync("voice", "v1").has_value());
+}
+
+TEST_F(Jobs, ASubjectQueuedAgainWhileItRunsIsRunAgainAtItsNewRevision) {
+    jobs_->EnqueueSync("avatar", "a1", 1);
+    const auto old = jobs_->ClaimSync("node-a", {"avatar"}, 60);
+    ASSERT_TRUE(old.has_value());
+    jobs_->EnqueueSync("avatar", "a1", 2);
+    EXPECT_FALSE(jobs_->CompleteSync(*old, "node-a"));
+    EXPECT_FALSE(jobs_->RetrySync(*old, "node-a", 0, "x"));
+    EXPECT_FALSE(jobs_->FailSync(*old, "node-a", "x"));
+    const auto next = jobs_->ClaimSync("node-a", {"avatar"}, 60);
+    ASSERT_TRUE(next.has_value());
+    EXPECT_EQ(next->revision, 2);
+    EXPECT_EQ(next->attempt, 1);
+}
+
+TEST_F(Jobs, RetriesWaitTheirDelayAndFailuresStay) {
+    jobs_->EnqueueSync("avatar", "a1", 1);
+    auto claim = jobs_->ClaimSync("node-a", {"avatar"}, 60);
+    ASSERT_TRUE(jobs_->RetrySync(*claim, "node-a", 1, "busy"));
+    EXPECT_EQ(jobs_->GetSync("avatar", "a1")->last_error, "busy");
+    EXPECT_FALSE(jobs_->ClaimSync("node-a", {"avatar"}, 60).has_value());  // not due yet
+    std::this_thread::sleep_for(1100ms);
+    claim = jobs_->ClaimSync("node-a", {"avatar"}, 60);
+    ASSERT_TRUE(claim.has_value());
+    EXPECT_EQ(claim->attempt, 2);
+    ASSERT_TRUE(jobs_->FailSync(*claim, "node-a", "broken"));
+    const auto row = jobs_->GetSync("avatar", "a1");
+    EXPECT_EQ(row->status, "FAILED");
+    EXPECT_EQ(row->last_error, "broken");
+    EXPECT_FALSE(jobs_->ClaimSync("node-a", {"avatar"}, 60).has_value());
+    // Released on shutdown: back in the queue, the run not counted.
+    jobs_->EnqueueSync("avatar", "a2", 1);
+    ASSERT_TRUE(jobs_->ClaimSync("node-a", {"avatar"}, 60).has_value());
+    EXPECT_EQ(jobs_->ReleaseOwnedSync("node-a"), 1);
+    const auto again = jobs_->ClaimSync("node-b", {"avatar"}, 60);
+    ASSERT_TRUE(again.has_value());
+    EXPECT_EQ(again->attempt, 1);
+}
+
+TEST_F(Jobs, TheEngineRetriesBacksOffAndFailsForGoodMarkingTheSubject) {
+    std::atomic<int> runs_flaky{0};
+    std::mutex mu;
+    std::set<std::string> failed;
+    tasks::JobKind kind;
+    kind.run = [&](const store::JobClaim& job, const std::atomic<bool>&) {
+        if (job.subject == "flaky") {
+            // Fails twice (once by exception), then succeeds.
+            const int n = ++runs_flaky;
+            if (n == 1) return tasks::JobResult::Retry("not yet");
+            if (n == 2) throw std::runtime_error("boom");
+            return tasks::JobResult::Done();
+        }
+        if (job.subject == "hopeless") return tasks::JobResult::Retry("never");
+        return tasks::JobResult::Failed("bad input");
+    };
+    kind.failed = [&](const store::JobClaim& job, const std::string& reason) {
+        std::lock_guard lock(mu);
+        failed.insert(job.subject + ": " + reason);
+    };
+    tasks::JobEngineOptions options;
+    options.owner = "node-a";
+    options.max_attempts = 3;
+    options.retry_base = 100ms;
+    options.poll = 50ms;
+    tasks::JobEngine engine(options, *jobs_, {{"avatar", kind}});
+    for (const char* s : {"flaky", "hopeless", "bad"}) jobs_->EnqueueSync("avatar", s, 1);
+    engine.Start();
+    ASSERT_TRUE(WaitFor([&] {
+        const auto c = engine.counts();
+        return c.done == 1 && c.failed == 2;
+    })) << engine.counts().done
+        << " " << engine.counts().failed;
+    engine.Stop();
+    EXPECT_EQ(runs_flaky.load(), 3);
+    EXPECT_EQ(engine.counts().retried, 4u);  // flaky twice, hopeless twice
+    EXPECT_EQ(failed, (std::set<std::string>{"bad: bad input", "hopeless: never"}));
+    EXPECT_FALSE(jobs_->GetSync("avatar", "flaky").has_value());
+    EXPECT_EQ(jobs_->GetSync("avatar", "hopeless")->attempts, 3);
+}
+
+TEST_F(Jobs, RunsThatKeepDyingFailForGood) {
+    jobs_->EnqueueSync("avatar", "crashy", 1);
+    // Three runs whose node died (claimed, never ended, lease expired).
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_TRUE(jobs_->ClaimSync("dead-node", {"avatar"}, 0.2).has_value()) << i;
+        std::this_thread::sleep_for(300ms);
+    }
+    std::string reason;
+    tasks::JobKind kind;
+    kind.run = [](const store::JobClaim&, const std::atomic<bool>&) {
+        ADD_FAILURE() << "a job past its attempts must not run";
+        return tasks::JobResult::Done();
+    };
+    kind.failed = [&](const store::JobClaim&, const std::string& why) { reason = why; };
+    tasks::JobEngineOptions options;
+    options.owner = "node-a";
+    options.max_attempts = 3;
+    tasks::JobEngine engine(options, *jobs_, {{"avatar", kind}});
+    EXPECT_EQ(engine.RunAvailable(), 1);
+    EXPECT_EQ(jobs_->GetSync("avatar", "crashy")->status, "FAILED");
+    EXPECT_NE(reason.find("died"), std::string::npos) << reason;
+}
+
+TEST_F(Jobs, TheHeartbeatTellsARunThatLostItsJob) {
+    std::atomic<bool> started{false};
+    std::atomic<bool> saw_loss{false};
+    tasks::JobKind kind;
+    kind.run = [&](const store::JobClaim& job, const std::atomic<bool>& lease_lost) {
+        if (job.revision == 1) {
+            started = true;
+            const auto until = std::chrono::steady_clock::now() + 10s;
+            while (!lease_lost && std::chrono::steady_clock::now() < until) {
+                std::this_thread::sleep_for(10ms);
+            }
+            saw_loss = lease_lost.load();
+        }
+        return tasks::JobResult::Done();
+    };
+    tasks::JobEngineOptions options;
+    options.owner = "node-a";
+    options.lease_seconds = 0.6;  // a heartbeat every 200 ms
+    options.poll = 50ms;
+    tasks::JobEngine engine(options, *jobs_, {{"avatar", kind}});
+    jobs_->EnqueueSync("avatar", "a1", 1);
+    engine.Start();
+    ASSERT_TRUE(WaitFor([&] { return started.load(); }));
+    // The subject changes while revision 1 runs: the run hears of it, revision 2 runs next.
+    jobs_->EnqueueSync("avatar", "a1", 2);
+    engine.Kick();
+    ASSERT_TRUE(WaitFor([&] { return !jobs_->GetSync("avatar", "a1").has_value(); }));
+    engine.Stop();
+    EXPECT_TRUE(saw_loss.load());
+    EXPECT_GE(engine.counts().lost, 1u);
+    EXPECT_EQ(engine.counts().done, 1u);
+}
+
+}  // namespace
+}  // namespace genhost::testing
