@@ -1,0 +1,349 @@
+// The published contract and the real answers cannot drift apart: this drives every operation of
+// GET /v1/openapi.json against a real server (successes, the usual failures, every task state it
+// can reach) and validates each answer's body against the schema its operation declares for that
+// status, with genhost's own validator (validate::SchemaSet). An answer whose status the
+// operation does not list, or whose body its schema refuses, fails; so does an operation that no
+// request reached. Object schemas of answers are checked closed: a field the contract does not
+// declare fails too.
+#include "helpers.hpp"
+#include "support/media_fixtures.hpp"
+
+#include "genhost/core/crypto.hpp"
+#include "genhost/validate/schema_set.hpp"
+
+#include <gmock/gmock.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace genhost::testing {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kComponents = "#/components/schemas/";
+
+// Contract is the published document compiled into one validator per answer schema.
+class Contract {
+  public:
+    explicit Contract(json doc) : doc_(std::move(doc)) {
+        std::vector<validate::SchemaDocument> documents;
+        std::set<std::string> reachable;
+        std::map<std::string, std::string> roots;  // schema text -> endpoint name
+        for (auto& [path, item] : doc_.at("paths").items()) {
+            for (auto& [method, operation] : item.items()) {
+                if (!operation.is_object() || !operation.contains("responses")) continue;
+                std::string upper = method;
+                for (char& c : upper) c = static_cast<char>(std::toupper(c));
+                operations_.insert(upper + " " + path);
+                for (auto& [status, response] : operation.at("responses").items()) {
+                    const json& r = Deref(response);
+                    const auto key = upper + " " + path + " " + status;
+                    statuses_.insert(key);
+                    if (!r.contains("content") || !r["content"].contains("application/json")) {
+                        continue;
+                    }
+                    json schema = r["content"]["application/json"].at("schema");
+                    Rewrite(schema);
+                    Reach(schema, reachable);
+                    const std::string text = schema.dump();
+                    auto [it, added] =
+                        roots.emplace(text, "answer_" + std::to_string(roots.size()));
+                    if (added) {
+                        json endpoint =
+                            schema.contains("$ref")
+                                ? json{{"$ref", "answers.json" + schema["$ref"].get<std::string>()}}
+                                : schema;
+                        Close(endpoint);
+                        RewriteToLibrary(endpoint);
+                        endpoint["$schema"] = "https://json-schema.org/draft/2020-12/schema";
+                        endpoint["x-endpoint"] = {{"name", it->second},
+                                                  {"method", "GET"},
+                                                  {"path", "/" + it->second},
+                                                  {"kind", "answer"},
+                                                  {"summary", key}};
+                        documents.push_back({"schemas/" + it->second + ".json", endpoint.dump()});
+                    }
+                    schema_of_[key] = it->second;
+                }
+            }
+        }
+        json defs = json::object();
+        for (const auto& name : reachable) {
+            json schema = doc_["components"]["schemas"].at(name);
+            Rewrite(schema);
+            Close(schema);
+            defs[name] = std::move(schema);
+        }
+        documents.push_back({"schemas/answers.json",
+                             json{{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+                                  {"$defs", std::move(defs)}}
+                                 .dump()});
+        set_ = validate::SchemaSet::Compile(documents);
+    }
+
+    // Check validates `r`, an answer of `method` on the operation `path` (its template).
+    void Check(const std::string& method, const std::string& path, const HttpResponse& r) {
+        const std::string op = method + " " + path;
+        ASSERT_TRUE(operations_.count(op)) << op << " is no operation of the contract";
+        const std::string key = op + " " + std::to_string(r.status);
+        ASSERT_TRUE(statuses_.count(key))
+            << op << " answered " << r.status << ", which the contract does not list: " << r.body;
+        answered_.insert(op);
+        ++checked_;
+        const auto it = schema_of_.find(key);
+        if (it == schema_of_.end()) {
+            EXPECT_TRUE(r.body.empty()) << key << " has no body in the contract: " << r.body;
+            return;
+        }
+        const json body = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+        ASSERT_FALSE(body.is_discarded()) << key << ": not JSON: " << r.body;
+        const auto issues = set_->Validate(it->second, body);
+        for (const auto& issue : issues) {
+            std::string where;
+            for (const auto& p : issue.path) where += "/" + p;
+            ADD_FAILURE() << key << ": " << issue.code << " at " << where << ": " << issue.message
+                          << "\n  body: " << r.body.substr(0, 600);
+        }
+    }
+
+    const std::set<std::string>& operations() const { return operations_; }
+    const std::set<std::string>& answered() const { return answered_; }
+    int checked() const { return checked_; }
+
+  private:
+    const json& Deref(const json& node) const {
+        if (!node.contains("$ref")) return node;
+        const std::string ref = node["$ref"];
+        return doc_.at(json::json_pointer(ref.substr(1)));
+    }
+    // Rewrite points component references at the answers library's $defs.
+    static void Rewrite(json& node) {
+        if (node.is_object()) {
+            for (auto& [k, v] : node.items()) {
+                if ((k == "$ref") && v.is_string() &&
+                    v.get<std::string>().rfind(kComponents, 0) == 0) {
+                    v = "#/$defs/" + v.get<std::string>().substr(kComponents.size());
+                } else if (k == "mapping") {
+                    for (auto& [value, target] : v.items()) {
+                        const std::string t = target;
+                        if (t.rfind(kComponents, 0) == 0)
+                            target = "#/$defs/" + t.substr(kComponents.size());
+                    }
+                } else {
+                    Rewrite(v);
+                }
+            }
+        } else if (node.is_array()) {
+            for (auto& v : node) Rewrite(v);
+        }
+    }
+    // RewriteToLibrary points an answer root's local references at the library document.
+    static void RewriteToLibrary(json& node) {
+        if (node.is_object()) {
+            for (auto& [k, v] : node.items()) {
+                if (k == "$ref" && v.is_string() &&
+                    v.get<std::string>().rfind("#/$defs/", 0) == 0) {
+                    v = "answers.json" + v.get<std::string>();
+                } else if (k == "mapping") {
+                    for (auto& [value, target] : v.items()) {
+                        const std::string t = target;
+                        if (t.rfind("#/$defs/", 0) == 0) target = "answers.json" + t;
+                    }
+                } else {
+                    RewriteToLibrary(v);
+                }
+            }
+        } else if (node.is_array()) {
+            for (auto& v : node) RewriteToLibrary(v);
+        }
+    }
+    // Reach collects the components a schema refers to, transitively.
+    void Reach(const json& node, std::set<std::string>& out) const {
+        if (node.is_object()) {
+            if (node.contains("$ref") && node["$ref"].is_string()) {
+                const std::string ref = node["$ref"];
+                if (ref.rfind("#/$defs/", 0) == 0) {
+                    const std::string name = ref.substr(8);
+                    if (out.insert(name).second) {
+                        json target = doc_["components"]["schemas"].at(name);
+                        Rewrite(target);
+                        Reach(target, out);
+                    }
+                }
+            }
+            for (const auto& [k, v] : node.items()) Reach(v, out);
+        } else if (node.is_array()) {
+            for (const auto& v : node) Reach(v, out);
+        }
+    }
+    // Close makes every object schema with declared properties that says nothing of others
+    // refuse them.
+    static void Close(json& node) {
+        if (node.is_object()) {
+            // An object with declared properties: nothing else. A bare `type: object` (the
+            // OpenAPI document's own) stays open.
+            if (!node.contains("additionalProperties")) {
+                if (node.contains("properties")) {
+                    node["additionalProperties"] = false;
+                } else if (node.contains("type") && node["type"] == "object") {
+                    node["additionalProperties"] = true;
+                }
+            }
+            for (auto& [k, v] : node.items()) {
+                if (k == "properties") {
+                    for (auto& [name, schema] : v.items()) Close(schema);
+                } else if (k != "enum" && k != "const" && k != "examples" && k != "default") {
+                    Close(v);
+                }
+            }
+        } else if (node.is_array()) {
+            for (auto& v : node) Close(v);
+        }
+    }
+
+    json doc_;
+    std::shared_ptr<const validate::SchemaSet> set_;
+    std::set<std::string> operations_;
+    std::set<std::string> statuses_;
+    std::map<std::string, std::string> schema_of_;
+    std::set<std::string> answered_;
+    int checked_ = 0;
+};
+
+class ContractAnswers : public ServerSuite<ContractAnswers> {
+  protected:
+    static void SetUpTestSuite() {
+        StartServer({{"GENHOST_LATENCY_SCALE", "0"}, {"GENHOST_MAX_BODY_BYTES", "25165824"}});
+    }
+};
+
+// FillMedia replaces model_requests.json's placeholders with data URIs.
+void FillMedia(json& j) {
+    if (j.is_string()) {
+        const std::string s = j;
+        if (s == "$png") j = "data:image/png;base64," + Base64Encode(MakePng(320, 240));
+        if (s == "$mp4") j = "data:video/mp4;base64," + Base64Encode(MakeMp4(320, 240, 5.0, 10));
+        if (s == "$wav") j = "data:audio/wav;base64," + Base64Encode(MakeWav(5.5, 16000));
+    } else if (j.is_structured()) {
+        for (auto& v : j) FillMedia(v);
+    }
+}
+
+TEST_F(ContractAnswers, EveryAnswerMatchesItsOperationsSchema) {
+    auto c = Client();
+    const auto published = c.Send("GET", "/v1/openapi.json");
+    ASSERT_EQ(published.status, 200);
+    Contract contract(published.Json());
+    contract.Check("GET", "/v1/openapi.json", published);
+    contract.Check("GET", "/healthz", c.Send("GET", "/healthz"));
+    contract.Check("GET", "/readyz", c.Send("GET", "/readyz"));
+
+    const Headers auth = AuthHeaders();
+    const std::string missing = "00000000-0000-4000-8000-000000000000";
+    // Every generation endpoint: a request of each that works (its task polled to its end), one
+    // with bad input, one without a key, and its task after DELETE.
+    std::ifstream in(std::string(GENHOST_SOURCE_DIR) + "/tests/http/model_requests.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::set<std::string> endpoints;
+    const json cases = json::parse(text.str())["cases"];
+    for (const auto& kase : cases) {
+        const std::string endpoint = kase["endpoint"];
+        if (!endpoints.insert(endpoint).second) continue;  // one case per endpoint
+        const std::string path = "/v1/" + endpoint;
+        json body = kase["body"];
+        FillMedia(body);
+        const auto created = c.Send("POST", path, auth, body.dump());
+        contract.Check("POST", path, created);
+        ASSERT_EQ(created.status, 200) << endpoint << ": " << created.body;
+        const std::string id = created.Json()["id"];
+        for (int i = 0; i < 600; ++i) {
+            const auto polled = c.Send("GET", "/v1/tasks/" + id, auth);
+            contract.Check("GET", "/v1/tasks/{id}", polled);
+            const std::string status = polled.Json().value("status", "");
+            if (status == "SUCCEEDED" || status == "FAILED" || status == "CANCELLED") break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        contract.Check("POST", path, c.Send("POST", path, auth, R"({"model": "nope"})"));
+        contract.Check("POST", path,
+                       c.Send("POST", path, {{"Content-Type", "application/json"}}, body.dump()));
+        contract.Check("DELETE", "/v1/tasks/{id}", c.Send("DELETE", "/v1/tasks/" + id, auth));
+        contract.Check("GET", "/v1/tasks/{id}", c.Send("GET", "/v1/tasks/" + id, auth));
+    }
+    // A task cancelled by an operator, and the usual failures of the task routes.
+    {
+        const auto created = c.Send("POST", "/v1/text_to_image", auth, ImageRequest().dump());
+        const std::string id = created.Json()["id"];
+        server_->RunCommand("tasks cancel " + id);
+        contract.Check("GET", "/v1/tasks/{id}", c.Send("GET", "/v1/tasks/" + id, auth));
+    }
+    contract.Check("GET", "/v1/tasks/{id}", c.Send("GET", "/v1/tasks/" + missing, auth));
+    contract.Check("GET", "/v1/tasks/{id}", c.Send("GET", "/v1/tasks/" + missing));
+    contract.Check(
+        "GET", "/v1/tasks/{id}",
+        c.Send("GET", "/v1/tasks/" + missing, {{"Authorization", "Bearer " + kTestKey}}));
+    contract.Check("DELETE", "/v1/tasks/{id}", c.Send("DELETE", "/v1/tasks/" + missing, auth));
+    // Framing, headers too large and a body too large answer in the contract's terms too.
+    contract.Check("GET", "/v1/tasks/{id}",
+                   c.SendRaw("GET /v1/tasks/" + missing + " HTTP/1.1\r\n\r\n"));
+    contract.Check("GET", "/v1/tasks/{id}",
+                   c.SendRaw("GET /v1/tasks/" + missing + " HTTP/1.1\r\nHost: x\r\nX-Big: " +
+                             std::string(20000, 'h') + "\r\n\r\n"));
+    contract.Check(
+        "POST", "/v1/text_to_image",
+        c.SendRaw("POST /v1/text_to_image HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                  kTestKey +
+                  "\r\nX-Service-Version: 2024-11-06\r\n"
+                  "Content-Length: 99999999\r\n\r\n"));
+
+    // Uploads.
+    contract.Check(
+        "POST", "/v1/uploads",
+        c.Send("POST", "/v1/uploads", auth, R"({"filename": "a.png", "type": "ephemeral"})"));
+    contract.Check("POST", "/v1/uploads", c.Send("POST", "/v1/uploads", auth, R"({})"));
+
+    // Avatars: create, list, get, update (409 while processing, then 200), delete, and 404s.
+    const json avatar = {
+        {"name", "Contract"},
+        {"referenceImage", "data:image/png;base64," + Base64Encode(MakePng(600, 800))},
+        {"personality", "Answers in the contract's terms."},
+        {"voice", {{"type", "service-live-preset"}, {"presetId", "clara"}}}};
+    const auto made = c.Send("POST", "/v1/avatars", auth, avatar.dump());
+    contract.Check("POST", "/v1/avatars", made);
+    ASSERT_EQ(made.status, 200) << made.body;
+    const std::string avatar_id = made.Json()["id"];
+    contract.Check("POST", "/v1/avatars", c.Send("POST", "/v1/avatars", auth, R"({"name": ""})"));
+    contract.Check("PATCH", "/v1/avatars/{id}",
+                   c.Send("PATCH", "/v1/avatars/" + avatar_id, auth, R"({"name": "Busy"})"));
+    std::string status;
+    for (int i = 0; i < 300 && status != "READY" && status != "FAILED"; ++i) {
+        const auto got = c.Send("GET", "/v1/avatars/" + avatar_id, auth);
+        contract.Check("GET", "/v1/avatars/{id}", got);
+        status = got.Json().value("status", "");
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    contract.Check("GET", "/v1/avatars", c.Send("GET", "/v1/avatars?limit=1", auth));
+    contract.Check("GET", "/v1/avatars", c.Send("GET", "/v1/avatars?limit=0", auth));
+    contract.Check("PATCH", "/v1/avatars/{id}",
+                   c.Send("PATCH", "/v1/avatars/" + avatar_id, auth, R"({"name": "Renamed"})"));
+    contract.Check("PATCH", "/v1/avatars/{id}",
+                   c.Send("PATCH", "/v1/avatars/" + missing, auth, R"({"name": "Nobody"})"));
+    contract.Check("GET", "/v1/avatars/{id}", c.Send("GET", "/v1/avatars/" + missing, auth));
+    contract.Check("DELETE", "/v1/avatars/{id}",
+                   c.Send("DELETE", "/v1/avatars/" + avatar_id, auth));
+    contract.Check("DELETE", "/v1/avatars/{id}",
+                   c.Send("DELETE", "/v1/avatars/" + avatar_id, auth));
+
+    // Every operation was reached.
+    for (const auto& op : contract.operations()) {
+        EXPECT_TRUE(contract.answered().count(op)) << "no request reached " << op;
+    }
+    EXPECT_GT(contract.checked(), 100);
+}
+
+}  // namespace
+}  // namespace genhost::testing
