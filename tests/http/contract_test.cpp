@@ -221,18 +221,6 @@ class ContractAnswers : public ServerSuite<ContractAnswers> {
     }
 };
 
-// FillMedia replaces model_requests.json's placeholders with data URIs.
-void FillMedia(json& j) {
-    if (j.is_string()) {
-        const std::string s = j;
-        if (s == "$png") j = "data:image/png;base64," + Base64Encode(MakePng(320, 240));
-        if (s == "$mp4") j = "data:video/mp4;base64," + Base64Encode(MakeMp4(320, 240, 5.0, 10));
-        if (s == "$wav") j = "data:audio/wav;base64," + Base64Encode(MakeWav(5.5, 16000));
-    } else if (j.is_structured()) {
-        for (auto& v : j) FillMedia(v);
-    }
-}
-
 TEST_F(ContractAnswers, EveryAnswerMatchesItsOperationsSchema) {
     auto c = Client();
     const auto published = c.Send("GET", "/v1/openapi.json");
@@ -256,7 +244,7 @@ TEST_F(ContractAnswers, EveryAnswerMatchesItsOperationsSchema) {
         if (!endpoints.insert(endpoint).second) continue;  // one case per endpoint
         const std::string path = "/v1/" + endpoint;
         json body = kase["body"];
-        FillMedia(body);
+        FillMediaPlaceholders(body);
         const auto created = c.Send("POST", path, auth, body.dump());
         contract.Check("POST", path, created);
         ASSERT_EQ(created.status, 200) << endpoint << ": " << created.body;

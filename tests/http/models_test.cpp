@@ -49,18 +49,6 @@ std::string CaseName(const ::testing::TestParamInfo<ModelCase>& info) {
     return name;
 }
 
-// FillMedia replaces the placeholders with data URIs, made when the test runs.
-void FillMedia(json& j) {
-    if (j.is_string()) {
-        const std::string s = j;
-        if (s == "$png") j = "data:image/png;base64," + Base64Encode(MakePng(320, 240));
-        if (s == "$mp4") j = "data:video/mp4;base64," + Base64Encode(MakeMp4(854, 480, 5.0, 24));
-        if (s == "$wav") j = "data:audio/wav;base64," + Base64Encode(MakeWav(5.5, 16000));
-    } else if (j.is_structured()) {
-        for (auto& v : j) FillMedia(v);
-    }
-}
-
 class Models : public ServerSuite<Models, ::testing::TestWithParam<ModelCase>> {
   protected:
     static void SetUpTestSuite() { StartServer({{"GENHOST_LATENCY_SCALE", "0"}}); }
@@ -69,7 +57,7 @@ class Models : public ServerSuite<Models, ::testing::TestWithParam<ModelCase>> {
 TEST_P(Models, SucceedWithTheMediaAsked) {
     const ModelCase& c = GetParam();
     json body = c.body;
-    FillMedia(body);
+    FillMediaPlaceholders(body);
     HttpClient client("127.0.0.1", server_->port());
     const auto created = client.Send("POST", "/v1/" + c.endpoint, AuthHeaders(), body.dump());
     ASSERT_EQ(created.status, 200) << created.body;

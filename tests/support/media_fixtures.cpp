@@ -1,5 +1,7 @@
 #include "support/media_fixtures.hpp"
 
+#include "genhost/core/crypto.hpp"
+
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
@@ -213,6 +215,17 @@ std::string MakePngBomb(int side) {
     PngChunk(out, "IDAT", std::string("\x78\x9c\x63\x60\x00\x00\x00\x02\x00\x01", 10));
     PngChunk(out, "IEND", "");
     return out;
+}
+
+void FillMediaPlaceholders(nlohmann::json& j) {
+    if (j.is_string()) {
+        const std::string s = j;
+        if (s == "$png") j = "data:image/png;base64," + Base64Encode(MakePng(320, 240));
+        if (s == "$mp4") j = "data:video/mp4;base64," + Base64Encode(MakeMp4(854, 480, 5.0, 24));
+        if (s == "$wav") j = "data:audio/wav;base64," + Base64Encode(MakeWav(5.5, 16000));
+    } else if (j.is_structured()) {
+        for (auto& v : j) FillMediaPlaceholders(v);
+    }
 }
 
 }  // namespace genhost::testing

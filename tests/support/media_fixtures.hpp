@@ -3,6 +3,8 @@
 // whose header claims a picture far too large to decode (a decompression bomb).
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 
 namespace genhost::testing {
@@ -19,5 +21,10 @@ std::string MakeWav(double seconds, int rate = 16000);
 
 // MakePngBomb returns a small PNG whose header says `side` x `side` pixels.
 std::string MakePngBomb(int side);
+
+// FillMediaPlaceholders replaces, anywhere in `j`, the placeholders of
+// tests/http/model_requests.json with data URIs made now: "$png" (320x240), "$mp4" (5 s,
+// 854x480, 24 fps) and "$wav" (5.5 s at 16 kHz).
+void FillMediaPlaceholders(nlohmann::json& j);
 
 }  // namespace genhost::testing
