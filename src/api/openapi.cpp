@@ -2,6 +2,8 @@
 // schemas and the model catalog (include/genhost/api/openapi.hpp, docs/openapi.md).
 #include "genhost/api/openapi.hpp"
 
+#include "genhost/api/operations.hpp"
+
 #include "genhost/core/resources.hpp"
 #include "handlers.hpp"
 
@@ -911,6 +913,9 @@ OJson CoreSchemas() {
 
 OJson CoreResponses() {
     OJson r = OJson::object();
+    r["Forbidden"] = {
+        {"description", "The signed URL has expired or its signature is wrong: fetch a fresh one."},
+        {"content", JsonContent(Ref("schemas", "Error"))}};
     r["Conflict"] = {{"description", "The resource cannot be changed in its current state."},
                      {"content", JsonContent(Ref("schemas", "Error"))}};
     r["BadRequest"] = {{"description",
@@ -1065,6 +1070,16 @@ nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
 nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
                                     const catalog::Catalog& catalog,
                                     const std::vector<validate::SchemaDocument>& documents) {
+    const auto text = FindResource("schemas/operations.json");
+    if (!text) throw std::runtime_error("schemas/operations.json is not embedded");
+    return BuildOpenApi(schemas, catalog, documents, *text);
+}
+
+nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
+                                    const catalog::Catalog& catalog,
+                                    const std::vector<validate::SchemaDocument>& documents,
+                                    std::string_view operations_json) {
+    const OperationTable table = LoadOperations(schemas, operations_json);
     const Library lib(schemas, documents);
     Assembler assembler(lib);
 
@@ -1079,10 +1094,11 @@ nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
     for (const std::size_t d : lib.endpoints()) {
         const validate::EndpointInfo& endpoint = *lib.docs()[d].endpoint;
         if (endpoint.kind != "generation") {
-            // Resources whose paths are written below.
-            if (endpoint.name == "avatars" || endpoint.name == "avatars_update" ||
-                endpoint.name == "uploads") {
-                resource_requests[endpoint.name] = assembler.NameFor(Target{d, ""});
+            // A resource's request body: a component when an operation takes it (below).
+            for (const Operation& op : table.operations) {
+                if (op.request == endpoint.name) {
+                    resource_requests[endpoint.name] = assembler.NameFor(Target{d, ""});
+                }
             }
             continue;
         }
@@ -1097,7 +1113,7 @@ nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
 
         const std::string tag = GenerationTag(catalog, endpoint.name, branches);
         tags_used.insert(tag);
-        const std::string operation_id = LowerFirst(Camel(endpoint.name));
+        const std::string operation_id = OperationIdOf(endpoint.name);
         if (!operation_ids.insert(operation_id).second) {
             throw std::runtime_error("OpenAPI: two endpoints share operationId " + operation_id);
         }
@@ -1167,209 +1183,96 @@ nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
         if (!prices.empty()) schema["x-genhost-price"] = std::move(prices);
     }
 
-    // Custom avatars (src/api/avatars.cpp).
-    if (resource_requests.count("avatars") > 0 && resource_requests.count("avatars_update") > 0) {
-        const OJson version = Ref("parameters", "ServiceVersion");
-        const auto body = [](const std::string& component) {
-            return OJson{
-                {"required", true},
-                {"content", JsonContent(OJson{{"$ref", std::string(kSchemasPrefix) + component}})}};
-        };
-        const auto one = [](const char* what) {
-            return OJson{{"description", what}, {"content", JsonContent(Ref("schemas", "Avatar"))}};
-        };
-        const OJson avatar_id = {{"name", "id"},
-                                 {"in", "path"},
-                                 {"required", true},
-                                 {"schema", {{"type", "string"}, {"format", "uuid"}}}};
-        paths["/v1/avatars"] = {
-            {"get",
-             {{"operationId", "listAvatars"},
-              {"summary", "List avatars"},
-              {"description", "The organization's custom avatars, newest first, a page at a time."},
-              {"tags", {"Avatars"}},
-              {"parameters",
-               {version,
+    // Every other operation, from the operation table (schemas/operations.json).
+    for (const Operation& op : table.operations) {
+        if (!op.endpoint.empty()) continue;  // the generation endpoints, above
+        if (!operation_ids.insert(op.operation_id).second) {
+            throw std::runtime_error("OpenAPI: two operations share operationId " +
+                                     op.operation_id);
+        }
+        OJson operation = {{"operationId", op.operation_id}, {"summary", op.summary}};
+        if (!op.description.empty()) operation["description"] = op.description;
+        operation["tags"] = {op.tag};
+        tags_used.insert(op.tag);
+        OJson parameters = OJson::array();
+        if (op.auth == "apiKey") {
+            parameters.push_back(Ref("parameters", "ServiceVersion"));
+        } else {
+            operation["security"] = OJson::array();
+        }
+        if (op.page) {
+            parameters.push_back(
                 {{"name", "limit"},
                  {"in", "query"},
+                 {"description", "Items per page."},
                  {"schema",
-                  {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}, {"default", 50}}}},
+                  {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}, {"default", 50}}}});
+            parameters.push_back(
                 {{"name", "cursor"},
                  {"in", "query"},
                  {"description", "`nextCursor` of the previous page."},
-                 {"schema", {{"type", "string"}}}}}},
-              {"responses",
-               {{"200",
-                 {{"description", "A page of avatars."},
-                  {"content", JsonContent(Ref("schemas", "AvatarList"))}}},
-                {"400", Ref("responses", "BadRequest")},
-                {"401", Ref("responses", "Unauthorized")},
-                {"503", Ref("responses", "Unavailable")}}}}},
-            {"post",
-             {{"operationId", "createAvatar"},
-              {"summary", "Create an avatar"},
-              {"description",
-               "Stores the avatar and processes its picture: it is returned PROCESSING and "
-               "becomes READY or FAILED."},
-              {"tags", {"Avatars"}},
-              {"parameters", {version}},
-              {"requestBody", body(resource_requests.at("avatars"))},
-              {"responses",
-               {{"200", one("The avatar, PROCESSING.")},
-                {"400", Ref("responses", "BadRequest")},
-                {"401", Ref("responses", "Unauthorized")},
-                {"413", Ref("responses", "PayloadTooLarge")},
-                {"503", Ref("responses", "Unavailable")}}}}}};
-        paths["/v1/avatars/{id}"] = {
-            {"parameters", {avatar_id}},
-            {"get",
-             {{"operationId", "getAvatar"},
-              {"summary", "Get an avatar"},
-              {"tags", {"Avatars"}},
-              {"parameters", {version}},
-              {"responses",
-               {{"200", one("The avatar.")},
-                {"400", Ref("responses", "BadRequest")},
-                {"401", Ref("responses", "Unauthorized")},
-                {"404", Ref("responses", "NotFound")},
-                {"503", Ref("responses", "Unavailable")}}}}},
-            {"patch",
-             {{"operationId", "updateAvatar"},
-              {"summary", "Update an avatar"},
-              {"description",
-               "Changes the fields given (at least one) and processes the avatar again: it is "
-               "returned PROCESSING. An avatar still PROCESSING cannot be changed (409)."},
-              {"tags", {"Avatars"}},
-              {"parameters", {version}},
-              {"requestBody", body(resource_requests.at("avatars_update"))},
-              {"responses",
-               {{"200", one("The avatar, PROCESSING.")},
-                {"400", Ref("responses", "BadRequest")},
-                {"401", Ref("responses", "Unauthorized")},
-                {"404", Ref("responses", "NotFound")},
-                {"409", Ref("responses", "Conflict")},
-                {"413", Ref("responses", "PayloadTooLarge")},
-                {"503", Ref("responses", "Unavailable")}}}}},
-            {"delete",
-             {{"operationId", "deleteAvatar"},
-              {"summary", "Delete an avatar"},
-              {"description", "Deletes the avatar and its pictures."},
-              {"tags", {"Avatars"}},
-              {"parameters", {version}},
-              {"responses",
-               {{"204", {{"description", "Deleted."}}},
-                {"400", Ref("responses", "BadRequest")},
-                {"401", Ref("responses", "Unauthorized")},
-                {"404", Ref("responses", "NotFound")},
-                {"503", Ref("responses", "Unavailable")}}}}}};
-        tags_used.insert("Avatars");
-    }
-
-    // Ephemeral uploads (src/api/uploads.cpp, docs/uploads.md).
-    if (resource_requests.count("uploads") > 0) {
-        paths["/v1/uploads"] = {
-            {"post",
-             {{"operationId", "createUpload"},
-              {"summary", "Create an ephemeral upload"},
-              {"description",
-               "Answers an upload URI for media fields and a signed form for one multipart POST "
-               "of the file to `uploadUrl`."},
-              {"tags", {"Uploads"}},
-              {"parameters", {Ref("parameters", "ServiceVersion")}},
-              {"requestBody",
-               {{"required", true},
+                 {"schema", {{"type", "string"}, {"minLength", 1}, {"maxLength", 1000}}}});
+        }
+        if (!parameters.empty()) operation["parameters"] = std::move(parameters);
+        if (!op.request.empty()) {
+            operation["requestBody"] = {
+                {"required", true},
                 {"content", JsonContent(OJson{{"$ref", std::string(kSchemasPrefix) +
-                                                           resource_requests.at("uploads")}})}}},
-              {"responses",
-               {{"200",
-                 {{"description", "The upload URI and the form to send the file with."},
-                  {"content", JsonContent(Ref("schemas", "Upload"))}}},
-                {"400", Ref("responses", "BadRequest")},
-                {"401", Ref("responses", "Unauthorized")},
-                {"503", Ref("responses", "Unavailable")}}}}}};
-        tags_used.insert("Uploads");
+                                                           resource_requests.at(op.request)}})}};
+        } else if (!op.request_content.empty()) {
+            operation["requestBody"] = {
+                {"required", true},
+                {"content", {{op.request_content, {{"schema", {{"type", "object"}}}}}}}};
+        }
+        OJson responses = OJson::object();
+        for (const auto& [status, declared] : op.responses.items()) {
+            if (declared.is_string()) {
+                responses[status] = Ref("responses", declared.get<std::string>());
+                continue;
+            }
+            OJson response = {{"description", declared.value("description", "")}};
+            if (declared.contains("schema")) {
+                const OJson& schema = declared["schema"];
+                response["content"] = JsonContent(
+                    schema.is_string() ? Ref("schemas", schema.get<std::string>()) : schema);
+            } else if (declared.contains("content")) {
+                response["content"] = {
+                    {declared["content"].get<std::string>(), {{"schema", {{"type", "string"}}}}}};
+            }
+            responses[status] = std::move(response);
+        }
+        operation["responses"] = std::move(responses);
+        std::string method = op.method;
+        std::transform(method.begin(), method.end(), method.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        auto& item = paths[op.path];
+        if (table.path_parameters.contains(op.path) && !item.contains("parameters")) {
+            OJson parameters = OJson::array();
+            const OJson& declared = table.path_parameters[op.path];
+            for (std::size_t open = op.path.find('{'); open != std::string::npos;
+                 open = op.path.find('{', open + 1)) {
+                const std::string name =
+                    op.path.substr(open + 1, op.path.find('}', open) - open - 1);
+                OJson parameter = {{"name", name}, {"in", "path"}, {"required", true}};
+                const OJson& about = declared.contains(name) ? declared[name] : declared;
+                if (about.contains("description")) parameter["description"] = about["description"];
+                parameter["schema"] = about.value("schema", OJson{{"type", "string"}});
+                parameters.push_back(std::move(parameter));
+            }
+            item["parameters"] = std::move(parameters);
+        }
+        item[method] = std::move(operation);
     }
-
-    // Tasks, health and this document.
-    const OJson task_id = {{"name", "id"},
-                           {"in", "path"},
-                           {"required", true},
-                           {"description", "The task id returned by a generation endpoint."},
-                           {"schema", {{"type", "string"}, {"format", "uuid"}}}};
-    paths["/v1/tasks/{id}"] = {
-        {"parameters", {task_id}},
-        {"get",
-         {{"operationId", "getTask"},
-          {"summary", "Get a task"},
-          {"description",
-           "The task's status, progress, output or failure. Updated at most every five seconds."},
-          {"tags", {"Tasks"}},
-          {"parameters", {Ref("parameters", "ServiceVersion")}},
-          {"responses",
-           {{"200",
-             {{"description", "The task."}, {"content", JsonContent(Ref("schemas", "Task"))}}},
-            {"400", Ref("responses", "BadRequest")},
-            {"401", Ref("responses", "Unauthorized")},
-            {"404", Ref("responses", "NotFound")},
-            {"431", Ref("responses", "HeadersTooLarge")},
-            {"503", Ref("responses", "Unavailable")}}}}},
-        {"delete",
-         {{"operationId", "deleteTask"},
-          {"summary", "Cancel or delete a task"},
-          {"description",
-           "Cancels a PENDING, THROTTLED or RUNNING task (it becomes CANCELLED); deletes a "
-           "finished one with its output files (a later GET answers 404)."},
-          {"tags", {"Tasks"}},
-          {"parameters", {Ref("parameters", "ServiceVersion")}},
-          {"responses",
-           {{"204", {{"description", "Cancelled or deleted."}}},
-            {"400", Ref("responses", "BadRequest")},
-            {"401", Ref("responses", "Unauthorized")},
-            {"404", Ref("responses", "NotFound")},
-            {"431", Ref("responses", "HeadersTooLarge")},
-            {"503", Ref("responses", "Unavailable")}}}}}};
-    paths["/v1/openapi.json"] = {{"get",
-                                  {{"operationId", "getOpenApi"},
-                                   {"summary", "This OpenAPI document"},
-                                   {"description", "Needs no API key and no version header."},
-                                   {"tags", {"Contract"}},
-                                   {"security", OJson::array()},
-                                   {"responses",
-                                    {{"200",
-                                      {{"description", "The OpenAPI 3.1 document."},
-                                       {"content", JsonContent({{"type", "object"}})}}},
-                                     {"431", Ref("responses", "HeadersTooLarge")}}}}}};
-    paths["/healthz"] = {{"get",
-                          {{"operationId", "healthz"},
-                           {"summary", "Liveness"},
-                           {"description", "The process is up."},
-                           {"tags", {"Health"}},
-                           {"security", OJson::array()},
-                           {"responses",
-                            {{"200",
-                              {{"description", "Up: `{\"status\": \"ok\"}`."},
-                               {"content", JsonContent(Ref("schemas", "HealthStatus"))}}},
-                             {"431", Ref("responses", "HeadersTooLarge")}}}}}};
-    paths["/readyz"] = {{"get",
-                         {{"operationId", "readyz"},
-                          {"summary", "Readiness"},
-                          {"description", "The database answers."},
-                          {"tags", {"Health"}},
-                          {"security", OJson::array()},
-                          {"responses",
-                           {{"200",
-                             {{"description", "Ready: `{\"status\": \"ready\"}`."},
-                              {"content", JsonContent(Ref("schemas", "HealthStatus"))}}},
-                            {"431", Ref("responses", "HeadersTooLarge")},
-                            {"503", Ref("responses", "Unavailable")}}}}}};
-    tags_used.insert({"Tasks", "Health", "Contract"});
 
     OJson tags = OJson::array();
     for (const char* tag : {"Video generation", "Image generation", "Audio generation",
                             "Generation", "Avatars", "Uploads", "Tasks", "Health", "Contract"}) {
-        if (tags_used.count(tag) > 0) {
+        if (tags_used.erase(tag) > 0) {
             tags.push_back({{"name", tag}, {"description", TagDescriptions().at(tag)}});
         }
+    }
+    if (!tags_used.empty()) {
+        throw std::runtime_error("OpenAPI: tag " + *tags_used.begin() + " has no description");
     }
 
     OJson schemas_out = CoreSchemas();

@@ -69,8 +69,8 @@ struct App {
         double ttl_seconds = 86400;
         const Clock* clock = &SystemClock::Instance();
     };
-    // Ephemeral uploads: POST /v1/uploads and POST /uploads/{id} exist only when `repo`,
-    // `signer` and `folder` are set.
+    // Ephemeral uploads (POST /v1/uploads and POST /uploads/{id}) need `repo`, `signer` and
+    // `folder`.
     UploadsConfig uploads;
 
     // AvatarsConfig is what the avatar routes need (src/api/avatars.cpp, docs/avatars.md).
@@ -81,12 +81,14 @@ struct App {
         // Wakes this node's avatar processor after a create or update.
         std::function<void()> kick;
     };
-    // Custom avatars: /v1/avatars exists, and avatar_videos accepts custom avatars, only when
-    // `repo` is set.
+    // Custom avatars (/v1/avatars, and custom avatars in avatar_videos) need `repo`.
     AvatarsConfig avatars;
 };
 
-// RegisterRoutes adds every route of genhost to `router`.
+// RegisterRoutes adds every operation of the operation table (genhost/api/operations.hpp) to
+// `router`, bound to its handler by operationId. Throws std::runtime_error when an operation has
+// no handler, a handler no operation, or a handler does not fit its operation's auth: the server
+// then refuses to start.
 void RegisterRoutes(http::Router& router, App& app);
 
 // CheckContract compares the request schemas with the catalog: every model a generation schema

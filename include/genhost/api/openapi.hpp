@@ -5,7 +5,9 @@
 // docs/models.md generator shares with it (each model's request shape and price summary).
 // docs/openapi.md describes what the document contains.
 //
-// The schema documents are the single source of truth: every generation endpoint's request
+// The schema documents and the operation table (operations.hpp) are the single source of truth:
+// every operation's path, method, parameters and answers come from its declaration; every
+// generation endpoint's request
 // body is its schema document's root union (oneOf + discriminator on `model`, with an explicit
 // mapping), every `$defs` entry reachable from a request becomes a component
 // (`common.json#/$defs/seed` → `#/components/schemas/common.seed`), and genhost's `x-`
@@ -36,6 +38,13 @@ std::vector<validate::SchemaDocument> EmbeddedSchemaDocuments();
 nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
                                     const catalog::Catalog& catalog,
                                     const std::vector<validate::SchemaDocument>& documents);
+
+// BuildOpenApi with the operation table's declarations (schemas/operations.json's text) given
+// instead of the embedded ones.
+nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
+                                    const catalog::Catalog& catalog,
+                                    const std::vector<validate::SchemaDocument>& documents,
+                                    std::string_view operations_json);
 
 // BuildOpenApi over the embedded schema documents (what the server compiles at start).
 nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,

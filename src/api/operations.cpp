@@ -1,0 +1,136 @@
+#include "genhost/api/operations.hpp"
+
+#include "genhost/core/resources.hpp"
+
+#include <set>
+#include <stdexcept>
+
+namespace genhost::api {
+
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+std::string Field(const OJson& op, const char* name, bool required, const std::string& where) {
+    if (!op.contains(name)) {
+        if (required) throw std::runtime_error(where + ": no \"" + name + "\"");
+        return "";
+    }
+    if (!op[name].is_string()) throw std::runtime_error(where + ": \"" + name + "\" not a string");
+    return op[name].get<std::string>();
+}
+
+}  // namespace
+
+std::string OperationIdOf(std::string_view name) {
+    std::string out;
+    bool upper = false;
+    for (const char c : name) {
+        if (c == '_' || c == '.' || c == '-') {
+            upper = true;
+            continue;
+        }
+        out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+        upper = false;
+    }
+    return out;
+}
+
+OperationTable LoadOperations(const validate::SchemaSet& schemas, std::string_view text) {
+    OperationTable table;
+    std::set<std::string> ids;
+    std::set<std::string> routes;
+    const auto add = [&](Operation op) {
+        if (!ids.insert(op.operation_id).second) {
+            throw std::runtime_error("operations: two operations are called " + op.operation_id);
+        }
+        if (!routes.insert(op.method + " " + op.path).second) {
+            throw std::runtime_error("operations: two operations serve " + op.method + " " +
+                                     op.path);
+        }
+        table.operations.push_back(std::move(op));
+    };
+    for (const auto& endpoint : schemas.Endpoints()) {
+        if (endpoint.kind != "generation") continue;
+        Operation op;
+        op.operation_id = OperationIdOf(endpoint.name);
+        op.method = endpoint.method;
+        op.path = endpoint.path;
+        op.auth = "apiKey";
+        op.summary = endpoint.summary;
+        op.request = endpoint.name;
+        op.endpoint = endpoint.name;
+        add(std::move(op));
+    }
+
+    const OJson doc = OJson::parse(text);
+    if (doc.contains("pathParameters")) table.path_parameters = doc["pathParameters"];
+    for (const auto& d : doc.at("operations")) {
+        const std::string where =
+            "operations: " + (d.contains("operationId") && d["operationId"].is_string()
+                                  ? d["operationId"].get<std::string>()
+                                  : std::string("an operation"));
+        Operation op;
+        op.operation_id = Field(d, "operationId", true, where);
+        op.method = Field(d, "method", true, where);
+        op.path = Field(d, "path", true, where);
+        op.auth = Field(d, "auth", true, where);
+        op.tag = Field(d, "tag", true, where);
+        op.summary = Field(d, "summary", true, where);
+        op.description = Field(d, "description", false, where);
+        op.request = Field(d, "request", false, where);
+        op.request_content = Field(d, "requestContent", false, where);
+        const std::string query = Field(d, "query", false, where);
+        if (!query.empty() && query != "page") throw std::runtime_error(where + ": query " + query);
+        op.page = query == "page";
+        if (op.auth != "apiKey" && op.auth != "public" && op.auth != "signedUrl") {
+            throw std::runtime_error(where + ": auth must be apiKey, public or signedUrl");
+        }
+        if (op.path.empty() || op.path.front() != '/') {
+            throw std::runtime_error(where + ": path must start with /");
+        }
+        if (!op.request.empty()) {
+            const auto* endpoint = schemas.FindEndpoint(op.request);
+            if (endpoint == nullptr || endpoint->kind == "generation") {
+                throw std::runtime_error(where + ": request " + op.request +
+                                         " names no resource schema document");
+            }
+        }
+        for (std::size_t open = op.path.find('{'); open != std::string::npos;
+             open = op.path.find('{', open + 1)) {
+            if (!table.path_parameters.contains(op.path)) {
+                throw std::runtime_error(where + ": " + op.path + " has no pathParameters entry");
+            }
+        }
+        if (!d.contains("responses") || !d["responses"].is_object() || d["responses"].empty()) {
+            throw std::runtime_error(where + ": no responses");
+        }
+        op.responses = d["responses"];
+        add(std::move(op));
+    }
+    return table;
+}
+
+void CheckHandlers(const OperationTable& table, const std::set<std::string>& handlers) {
+    std::set<std::string> declared;
+    for (const Operation& op : table.operations) {
+        if (!op.endpoint.empty()) continue;
+        declared.insert(op.operation_id);
+        if (handlers.count(op.operation_id) == 0) {
+            throw std::runtime_error("operation " + op.operation_id + " (" + op.method + " " +
+                                     op.path + ") has no handler");
+        }
+    }
+    for (const auto& id : handlers) {
+        if (declared.count(id) == 0)
+            throw std::runtime_error("handler " + id + " has no operation");
+    }
+}
+
+OperationTable EmbeddedOperations(const validate::SchemaSet& schemas) {
+    const auto text = FindResource("schemas/operations.json");
+    if (!text) throw std::runtime_error("schemas/operations.json is not embedded");
+    return LoadOperations(schemas, *text);
+}
+
+}  // namespace genhost::api
