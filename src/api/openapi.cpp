@@ -505,12 +505,16 @@ bool UsesDuration(const nlohmann::json& v) {
 // ---------------------------------------------------------------------------------------------
 // The assembly.
 
+const OJson& Answers();
+
+// CoreComponentNames are the component schemas of schemas/responses.json: request components
+// must not take their names.
 const std::set<std::string>& CoreComponentNames() {
-    static const std::set<std::string> names = {
-        "Error",       "ValidationError", "ValidationIssue", "EstimatedCost", "GenerationResponse",
-        "Task",        "TaskPending",     "TaskThrottled",   "TaskRunning",   "TaskSucceeded",
-        "TaskFailed",  "TaskCancelled",   "HealthStatus",    "Avatar",        "AvatarProcessing",
-        "AvatarReady", "AvatarFailed",    "AvatarVoice",     "AvatarList",    "Upload"};
+    static const std::set<std::string> names = [] {
+        std::set<std::string> out;
+        for (const auto& [name, schema] : Answers().at("schemas").items()) out.insert(name);
+        return out;
+    }();
     return names;
 }
 
@@ -682,273 +686,22 @@ OJson Ref(std::string_view kind, std::string_view name) {
 
 OJson JsonContent(const OJson& schema) { return {{"application/json", {{"schema", schema}}}}; }
 
-OJson CoreSchemas() {
-    OJson s = OJson::object();
-    s["Error"] = {
-        {"type", "object"},
-        {"description", "The body of every error response other than 400."},
-        {"properties", {{"error", {{"type", "string"}, {"description", "What went wrong."}}}}},
-        {"required", {"error"}}};
-    s["ValidationIssue"] = {
-        {"type", "object"},
-        {"description", "One problem found in the request, in zod's terms."},
-        {"properties",
-         {{"code",
-           {{"type", "string"},
-            {"description",
-             "Machine-readable kind: invalid_type, invalid_enum_value, "
-             "invalid_union_discriminator, unrecognized_keys, too_small, too_big, "
-             "invalid_string or custom."},
-            {"examples", {"invalid_enum_value"}}}},
-          {"path",
-           {{"type", "array"},
-            {"items", {{"type", "string"}}},
-            {"description",
-             "Where the problem is: property names, array indices written as decimal strings "
-             "(e.g. [\"referenceImages\", \"0\", \"tag\"]). Empty for the body as a whole."}}},
-          {"message", {{"type", "string"}, {"description", "What to change, for a person."}}}}},
-        {"required", {"code", "path", "message"}}};
-    s["ValidationError"] = {
-        {"type", "object"},
-        {"description",
-         "The body of a 400: the request is invalid (body, JSON syntax or the X-Service-Version "
-         "header). Every issue is reported at once, in a stable order."},
-        {"properties",
-         {{"error", {{"type", "string"}, {"description", "Summary of the failure."}}},
-          {"docUrl",
-           {{"type", "string"}, {"description", "Where the error codes are documented."}}},
-          {"issues", {{"type", "array"}, {"items", Ref("schemas", "ValidationIssue")}}}}},
-        {"required", {"error", "docUrl", "issues"}}};
-    s["EstimatedCost"] = {
-        {"type", "object"},
-        {"description", "Credits (1 credit = USD 0.01)."},
-        {"properties",
-         {{"credits",
-           {{"type", "number"},
-            {"minimum", 0},
-            {"description",
-             "The most the task may charge, computed from the catalog's price rule for this "
-             "exact request; the final amount may be lower."}}}}},
-        {"required", {"credits"}}};
-    s["GenerationResponse"] = {
-        {"type", "object"},
-        {"description", "The task was created; poll GET /v1/tasks/{id} for its progress."},
-        {"properties",
-         {{"id", {{"type", "string"}, {"format", "uuid"}, {"description", "The task id."}}},
-          {"estimatedCost", Ref("schemas", "EstimatedCost")}}},
-        {"required", {"id", "estimatedCost"}}};
-
-    struct Status {
-        const char* name;
-        const char* component;
-        const char* description;
-    };
-    const Status statuses[] = {
-        {"PENDING", "TaskPending", "Queued, waiting for a worker."},
-        {"THROTTLED", "TaskThrottled",
-         "Queued behind the organization's concurrency limit for the model; it proceeds by "
-         "itself when capacity frees up. Not an error."},
-        {"RUNNING", "TaskRunning", "A worker is generating the output."},
-        {"SUCCEEDED", "TaskSucceeded", "Finished; `output` lists the results."},
-        {"FAILED", "TaskFailed", "Finished without output; `failure` says why."},
-        {"CANCELLED", "TaskCancelled", "Cancelled by DELETE /v1/tasks/{id} before it finished."},
-    };
-    OJson one_of = OJson::array();
-    OJson mapping = OJson::object();
-    for (const auto& st : statuses) {
-        OJson properties = {{"id", {{"type", "string"}, {"format", "uuid"}}},
-                            {"createdAt",
-                             {{"type", "string"},
-                              {"format", "date-time"},
-                              {"description", "Submission time (UTC)."}}},
-                            {"status", {{"type", "string"}, {"const", st.name}}},
-                            {"estimatedCost", Ref("schemas", "EstimatedCost")}};
-        OJson required = {"id", "createdAt", "status", "estimatedCost"};
-        const std::string name = st.name;
-        if (name == "RUNNING") {
-            properties["progress"] = {{"type", "number"},
-                                      {"minimum", 0},
-                                      {"maximum", 1},
-                                      {"description", "Fraction done, 0 to 1."}};
-            required.push_back("progress");
-        } else if (name == "SUCCEEDED") {
-            properties["output"] = {
-                {"type", "array"},
-                {"items", {{"type", "string"}, {"format", "uri"}}},
-                {"description",
-                 "Signed, expiring URLs of the output files; fetch the task again for fresh "
-                 "ones."}};
-            required.push_back("output");
-        } else if (name == "FAILED") {
-            properties["failure"] = {{"type", "string"},
-                                     {"description", "Why the task failed, for a person."}};
-            properties["failureCode"] = {
-                {"type", "string"},
-                {"description", "Machine-readable failure kind."},
-                {"examples", {"SAFETY.INPUT.TEXT", "ASSET.INVALID", "INTERNAL"}}};
-            required.push_back("failure");
-            required.push_back("failureCode");
+// Answers returns schemas/responses.json: the response schemas and the shared responses,
+// parameters, headers and security schemes, as data (copied into the document as they are).
+const OJson& Answers() {
+    static const OJson answers = [] {
+        const auto text = FindResource("schemas/responses.json");
+        if (!text) throw std::runtime_error("schemas/responses.json is not embedded");
+        OJson doc = OJson::parse(*text);
+        // The version header's one value is the server's.
+        const auto& version = doc.at("parameters").at("ServiceVersion").at("schema").at("enum");
+        if (version != OJson::array({std::string(kServiceVersion)})) {
+            throw std::runtime_error("schemas/responses.json: ServiceVersion is not " +
+                                     std::string(kServiceVersion));
         }
-        s[st.component] = {{"type", "object"},
-                           {"title", st.name},
-                           {"description", st.description},
-                           {"properties", std::move(properties)},
-                           {"required", std::move(required)}};
-        one_of.push_back(Ref("schemas", st.component));
-        mapping[st.name] = std::string(kSchemasPrefix) + st.component;
-    }
-    s["Task"] = {{"description",
-                  "A task, shaped by its status. Refreshed at most every five seconds: poll at "
-                  "intervals of 5 s or more."},
-                 {"oneOf", std::move(one_of)},
-                 {"discriminator", {{"propertyName", "status"}, {"mapping", std::move(mapping)}}}};
-    s["HealthStatus"] = {{"type", "object"},
-                         {"properties", {{"status", {{"type", "string"}}}}},
-                         {"required", {"status"}}};
-
-    // Custom avatars (docs/avatars.md).
-    s["AvatarVoice"] = {
-        {"type", "object"},
-        {"description",
-         "The avatar's voice: a preset `{type: service-live-preset, presetId, name, "
-         "description}`, or a custom voice `{type: custom, id, deleted}` (with `name` and "
-         "`description` while it exists)."},
-        {"properties",
-         {{"type", {{"type", "string"}, {"enum", {"service-live-preset", "custom"}}}},
-          {"presetId", {{"type", "string"}}},
-          {"id", {{"type", "string"}, {"format", "uuid"}}},
-          {"deleted", {{"type", "boolean"}}},
-          {"name", {{"type", "string"}}},
-          {"description", {{"type", OJson::array({"string", "null"})}}}}},
-        {"required", {"type"}}};
-    struct AvatarStatus {
-        const char* name;
-        const char* component;
-        const char* description;
-    };
-    const AvatarStatus avatar_statuses[] = {
-        {"PROCESSING", "AvatarProcessing",
-         "Its picture is being processed (after a create or an update)."},
-        {"READY", "AvatarReady", "Ready: avatar videos can use it."},
-        {"FAILED", "AvatarFailed", "Its picture could not be processed; `failureReason` says why."},
-    };
-    OJson avatar_one_of = OJson::array();
-    OJson avatar_mapping = OJson::object();
-    const OJson nullable_string = {{"type", OJson::array({"string", "null"})}};
-    for (const auto& st : avatar_statuses) {
-        OJson properties = {
-            {"id", {{"type", "string"}, {"format", "uuid"}}},
-            {"name", {{"type", "string"}}},
-            {"personality", {{"type", "string"}, {"description", "The system prompt."}}},
-            {"startScript", nullable_string},
-            {"voice", Ref("schemas", "AvatarVoice")},
-            {"referenceImageUri",
-             {{"type", OJson::array({"string", "null"})},
-              {"description",
-               "A signed, expiring URL of a low-resolution preview of the picture."}}},
-            {"processedImageUri",
-             {{"type", OJson::array({"string", "null"})},
-              {"description",
-               "A signed, expiring URL of a low-resolution preview of the portrait."}}},
-            {"documentIds",
-             {{"type", "array"}, {"items", {{"type", "string"}, {"format", "uuid"}}}}},
-            {"createdAt", {{"type", "string"}, {"format", "date-time"}}},
-            {"updatedAt", {{"type", "string"}, {"format", "date-time"}}},
-            {"status", {{"type", "string"}, {"const", st.name}}}};
-        OJson required = {"id",
-                          "name",
-                          "personality",
-                          "startScript",
-                          "voice",
-                          "referenceImageUri",
-                          "processedImageUri",
-                          "documentIds",
-                          "createdAt",
-                          "updatedAt",
-                          "status"};
-        if (std::string(st.name) == "FAILED") {
-            properties["failureReason"] = {
-                {"type", "string"},
-                {"description", "Why, for a person (not stable: do not match it in code)."}};
-            required.push_back("failureReason");
-        }
-        s[st.component] = {{"type", "object"},
-                           {"title", st.name},
-                           {"description", st.description},
-                           {"properties", std::move(properties)},
-                           {"required", std::move(required)}};
-        avatar_one_of.push_back(Ref("schemas", st.component));
-        avatar_mapping[st.name] = std::string(kSchemasPrefix) + st.component;
-    }
-    s["Avatar"] = {
-        {"description", "A custom avatar, shaped by its status."},
-        {"oneOf", std::move(avatar_one_of)},
-        {"discriminator", {{"propertyName", "status"}, {"mapping", std::move(avatar_mapping)}}}};
-    s["AvatarList"] = {
-        {"type", "object"},
-        {"description", "One page of avatars, newest first."},
-        {"properties",
-         {{"data", {{"type", "array"}, {"items", Ref("schemas", "Avatar")}}},
-          {"hasMore", {{"type", "boolean"}, {"description", "Whether another page follows."}}},
-          {"nextCursor",
-           {{"type", OJson::array({"string", "null"})},
-            {"description", "Pass as `cursor` for the next page; null on the last page."}}}}},
-        {"required", {"data", "hasMore", "nextCursor"}}};
-    s["Upload"] = {
-        {"type", "object"},
-        {"description",
-         "An ephemeral upload: `uri` (the same value as `runwayUri`, the key the official Node "
-         "client reads) is usable in any media field once the file is sent, for 24 hours. Send "
-         "the file as `multipart/form-data` to `uploadUrl` (no API key): every entry of "
-         "`fields` first, in order, then the file part named `file`."},
-        {"properties",
-         {{"uri", {{"type", "string"}}},
-          {"runwayUri", {{"type", "string"}}},
-          {"uploadUrl", {{"type", "string"}, {"format", "uri"}}},
-          {"fields", {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}}},
-          {"expiresAt", {{"type", "string"}, {"format", "date-time"}}}}},
-        {"required", {"uri", "runwayUri", "uploadUrl", "fields", "expiresAt"}}};
-    return s;
-}
-
-OJson CoreResponses() {
-    OJson r = OJson::object();
-    r["Forbidden"] = {
-        {"description", "The signed URL has expired or its signature is wrong: fetch a fresh one."},
-        {"content", JsonContent(Ref("schemas", "Error"))}};
-    r["Conflict"] = {{"description", "The resource cannot be changed in its current state."},
-                     {"content", JsonContent(Ref("schemas", "Error"))}};
-    r["BadRequest"] = {{"description",
-                        "Invalid request: the body does not match the model's schema, is not JSON, "
-                        "or the X-Service-Version header is missing or wrong; or the request "
-                        "itself is malformed (its framing or Host header), with no issues."},
-                       {"content", JsonContent(Ref("schemas", "ValidationError"))}};
-    r["Unauthorized"] = {{"description",
-                          "The API key is missing, malformed, unknown, disabled, or its "
-                          "organization is suspended."},
-                         {"content", JsonContent(Ref("schemas", "Error"))}};
-    r["NotFound"] = {{"description",
-                      "The task does not exist, was deleted, or belongs to another organization."},
-                     {"content", JsonContent(Ref("schemas", "Error"))}};
-    r["PayloadTooLarge"] = {{"description", "The body is larger than the server accepts."},
-                            {"content", JsonContent(Ref("schemas", "Error"))}};
-    r["HeadersTooLarge"] = {
-        {"description", "The request headers are larger than the server accepts."},
-        {"content", JsonContent(Ref("schemas", "Error"))}};
-    r["RateLimited"] = {
-        {"description",
-         "The organization reached its rolling 24-hour generation limit for the model."},
-        {"headers",
-         {{"Retry-After", Ref("headers", "RetryAfter")},
-          {"x-should-retry", Ref("headers", "ShouldRetry")}}},
-        {"content", JsonContent(Ref("schemas", "Error"))}};
-    r["Unavailable"] = {
-        {"description",
-         "The database is unreachable, or this node is at its cap of open connections or of "
-         "request bodies held in memory; retry after Retry-After (genhost recovers by itself)."},
-        {"headers", {{"Retry-After", Ref("headers", "RetryAfter")}}},
-        {"content", JsonContent(Ref("schemas", "Error"))}};
-    return r;
+        return doc;
+    }();
+    return answers;
 }
 
 // Tag returns the tag of a generation endpoint: the modality its models produce.
@@ -1275,7 +1028,7 @@ nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
         throw std::runtime_error("OpenAPI: tag " + *tags_used.begin() + " has no description");
     }
 
-    OJson schemas_out = CoreSchemas();
+    OJson schemas_out = Answers().at("schemas");
     for (auto& [name, schema] : components) schemas_out[name] = std::move(schema);
 
     OJson doc = OJson::object();
@@ -1324,30 +1077,11 @@ nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
         }
     }
     doc["paths"] = std::move(paths);
-    doc["components"] = {
-        {"securitySchemes",
-         {{"bearerAuth",
-           {{"type", "http"},
-            {"scheme", "bearer"},
-            {"description",
-             "An API key: `key_` followed by 128 lowercase hexadecimal characters, nothing "
-             "around it."}}}}},
-        {"parameters",
-         {{"ServiceVersion",
-           {{"name", "X-Service-Version"},
-            {"in", "header"},
-            {"required", true},
-            {"description", "The API version; requests without it fail with a 400."},
-            {"schema", {{"type", "string"}, {"enum", {std::string(kServiceVersion)}}}}}}}},
-        {"headers",
-         {{"RetryAfter",
-           {{"description", "Seconds to wait before retrying."},
-            {"schema", {{"type", "integer"}, {"minimum", 0}}}}},
-          {"ShouldRetry",
-           {{"description", "`true`: the request may be retried after Retry-After."},
-            {"schema", {{"type", "string"}, {"enum", {"true"}}}}}}}},
-        {"responses", CoreResponses()},
-        {"schemas", std::move(schemas_out)}};
+    doc["components"] = {{"securitySchemes", Answers().at("securitySchemes")},
+                         {"parameters", Answers().at("parameters")},
+                         {"headers", Answers().at("headers")},
+                         {"responses", Answers().at("responses")},
+                         {"schemas", std::move(schemas_out)}};
     return doc;
 }
 
