@@ -346,22 +346,18 @@ int Serve(const Settings& settings) {
 
     boost::asio::thread_pool blocking(2);
     const std::string doc_url = s.doc_url.empty() ? PublicUrl(s) + "/docs/errors" : s.doc_url;
-    genhost::api::App app{db,
-                          tasks,
-                          authenticator,
-                          schemas,
-                          catalog,
-                          output_store,
-                          signer,
-                          metrics,
-                          blocking,
-                          doc_url,
-                          s.output_url_ttl_seconds,
-                          64,
-                          {},
-                          nullptr,
-                          {},
-                          {}};
+    // By name: a field added to App cannot be filled by position by mistake.
+    genhost::api::App app{.db = db,
+                          .tasks = tasks,
+                          .authenticator = authenticator,
+                          .schemas = schemas,
+                          .catalog = catalog,
+                          .outputs = output_store,
+                          .signer = signer,
+                          .metrics = metrics,
+                          .blocking = blocking,
+                          .doc_url = doc_url,
+                          .output_url_ttl_seconds = s.output_url_ttl_seconds};
     app.uploads.repo = &uploads;
     app.uploads.signer = &upload_signer;
     app.uploads.folder = &upload_folder;

@@ -725,21 +725,6 @@ std::string GenerationTag(const catalog::Catalog& catalog, const std::string& en
     return "Generation";
 }
 
-const std::map<std::string, std::string>& TagDescriptions() {
-    static const std::map<std::string, std::string> d = {
-        {"Video generation", "Task-creating endpoints whose models produce video."},
-        {"Image generation", "Task-creating endpoints whose models produce images."},
-        {"Audio generation", "Task-creating endpoints whose models produce audio."},
-        {"Generation", "Task-creating endpoints."},
-        {"Tasks", "Poll, cancel and delete tasks."},
-        {"Health", "Liveness and readiness probes (no API key)."},
-        {"Contract", "This document (no API key)."},
-        {"Avatars", "Custom avatars: their picture, personality and voice (docs/avatars.md)."},
-        {"Uploads", "Ephemeral uploads of media files, usable in any media field for 24 hours."},
-    };
-    return d;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -1018,11 +1003,9 @@ nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
     }
 
     OJson tags = OJson::array();
-    for (const char* tag : {"Video generation", "Image generation", "Audio generation",
-                            "Generation", "Avatars", "Uploads", "Tasks", "Health", "Contract"}) {
-        if (tags_used.erase(tag) > 0) {
-            tags.push_back({{"name", tag}, {"description", TagDescriptions().at(tag)}});
-        }
+    // Tags in the order operations.json lists them, those some operation uses.
+    for (const auto& [tag, description] : table.tags.items()) {
+        if (tags_used.erase(tag) > 0) tags.push_back({{"name", tag}, {"description", description}});
     }
     if (!tags_used.empty()) {
         throw std::runtime_error("OpenAPI: tag " + *tags_used.begin() + " has no description");

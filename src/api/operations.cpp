@@ -65,6 +65,7 @@ OperationTable LoadOperations(const validate::SchemaSet& schemas, std::string_vi
 
     const OJson doc = OJson::parse(text);
     if (doc.contains("pathParameters")) table.path_parameters = doc["pathParameters"];
+    if (doc.contains("tags")) table.tags = doc["tags"];
     for (const auto& d : doc.at("operations")) {
         const std::string where =
             "operations: " + (d.contains("operationId") && d["operationId"].is_string()

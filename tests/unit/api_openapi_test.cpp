@@ -433,7 +433,8 @@ TEST(OpenApi, RewritesRefsHoistsInlineBranchesAndInlinesSharedRules) {
           }
         })"}};
     const auto schemas = validate::SchemaSet::Compile(documents);
-    const auto doc = BuildOpenApi(*schemas, *S().catalog, documents, R"({"operations": []})");
+    const auto doc = BuildOpenApi(*schemas, *S().catalog, documents,
+                                  R"({"tags": {"Generation": "Pets."}, "operations": []})");
     const auto& c = doc["components"]["schemas"];
     ASSERT_TRUE(c.contains("PetVideoRequest"));
     EXPECT_EQ(c["PetVideoRequest"]["discriminator"]["mapping"]["m1"],

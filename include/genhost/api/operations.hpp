@@ -37,6 +37,7 @@ struct Operation {
 struct OperationTable {
     std::vector<Operation> operations;  // generation endpoints first (by name), then the file's
     nlohmann::ordered_json path_parameters = nlohmann::ordered_json::object();  // by path
+    nlohmann::ordered_json tags = nlohmann::ordered_json::object();  // name -> description
 };
 
 // LoadOperations reads `operations_json` (schemas/operations.json's text) and adds the generation
