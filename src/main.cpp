@@ -98,15 +98,6 @@ std::string PublicUrl(const Settings& s) {
            std::to_string(s.listen_port);
 }
 
-void PrepareStatements(genhost::store::Database& db) {
-    genhost::store::OrgRepo::Prepare(db);
-    genhost::store::TaskRepo::Prepare(db);
-    genhost::store::SettingsRepo::Prepare(db);
-    genhost::store::UploadRepo::Prepare(db);
-    genhost::store::AvatarRepo::Prepare(db);
-    genhost::store::JobRepo::Prepare(db);
-}
-
 // ConnectionCap raises the process's open-file limit to its hard limit and returns `wanted`, or
 // less when that limit cannot hold it beside the files and database connections the rest of the
 // server needs (kFilesBesideConnections).
@@ -192,7 +183,6 @@ int Serve(const Settings& settings) {
     spdlog::info("database ready ({} migration(s) applied)", applied);
 
     genhost::store::Database db(s.database_url, s.db_threads);
-    PrepareStatements(db);
     db.Start();
     genhost::store::OrgRepo orgs(db);
     genhost::store::TaskRepo tasks(db, s.io_threads);
@@ -438,7 +428,6 @@ int Keys(const Settings& s, const std::vector<std::string>& args) {
     if (int rc = RequireDatabase(s)) return rc;
     genhost::store::Migrate(s.database_url);
     genhost::store::Database db(s.database_url, 1);
-    PrepareStatements(db);
     db.Start();
     genhost::store::OrgRepo orgs(db);
     const std::string verb = args.size() > 1 ? args[1] : "";
@@ -496,7 +485,6 @@ int Tasks(const Settings& s, const std::vector<std::string>& args) {
     }
     genhost::store::Migrate(s.database_url);
     genhost::store::Database db(s.database_url, 1);
-    PrepareStatements(db);
     db.Start();
     genhost::store::TaskRepo tasks(db);
     const auto r = tasks.CancelSync("", args[2], false);
@@ -518,7 +506,6 @@ int Orgs(const Settings& s, const std::vector<std::string>& args) {
     }
     genhost::store::Migrate(s.database_url);
     genhost::store::Database db(s.database_url, 1);
-    PrepareStatements(db);
     db.Start();
     genhost::store::OrgRepo orgs(db);
     if (!orgs.SetSuspendedSync(args[2], args[1] == "suspend")) {

@@ -8,6 +8,8 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <pqxx/pqxx>
 
+#include <stdexcept>
+
 #include <poll.h>
 
 #include <cerrno>
@@ -23,7 +25,19 @@ Database::Database(std::string dsn, int threads) : dsn_(std::move(dsn)), threads
 Database::~Database() { Stop(); }
 
 void Database::Prepare(std::string name, std::string sql) {
+    std::lock_guard lock(statements_mu_);
+    for (const auto& [known, text] : statements_) {
+        if (known != name) continue;
+        if (text == sql) return;
+        throw std::logic_error("statement " + name + " registered twice with different SQL");
+    }
     statements_.emplace_back(std::move(name), std::move(sql));
+}
+
+std::vector<std::pair<std::string, std::string>> Database::StatementsFrom(std::size_t from) const {
+    std::lock_guard lock(statements_mu_);
+    if (from >= statements_.size()) return {};
+    return {statements_.begin() + static_cast<std::ptrdiff_t>(from), statements_.end()};
 }
 
 bool ClosedWhileIdle(int socket, std::string_view connection) {
@@ -52,7 +66,7 @@ asio::awaitable<void> Database::Ping() {
 }
 
 void Database::Start() {
-    statements_.emplace_back(kPing, "SELECT 1");
+    Prepare(kPing, "SELECT 1");
     for (int i = 0; i < threads_count_; ++i) {
         threads_.emplace_back([this, i] { ThreadMain(i); });
     }
@@ -141,6 +155,7 @@ bool IsConnectionError(const std::exception& e) {
 
 void Database::ThreadMain(int index) {
     std::unique_ptr<pqxx::connection> conn;
+    std::size_t prepared = 0;  // statements prepared on `conn`
     ConnectBackoff backoff(*this);
     const std::string name = std::to_string(index);  // for the log
 
@@ -153,8 +168,10 @@ void Database::ThreadMain(int index) {
         backoff.Begin();
         try {
             auto c = std::make_unique<pqxx::connection>(dsn_);
-            for (const auto& [name, sql] : statements_) c->prepare(name, sql);
+            const auto statements = StatementsFrom(0);
+            for (const auto& [name, sql] : statements) c->prepare(name, sql);
             conn = std::move(c);
+            prepared = statements.size();
             backoff.Succeeded();
             return true;
         } catch (const std::exception& e) {
@@ -186,6 +203,11 @@ void Database::ThreadMain(int index) {
             ep = std::make_exception_ptr(DatabaseUnavailable("database unreachable"));
         } else {
             try {
+                // Statements registered since the connection opened.
+                for (const auto& [name, sql] : StatementsFrom(prepared)) {
+                    conn->prepare(name, sql);
+                    ++prepared;
+                }
                 item.job(*conn);
             } catch (const std::exception& e) {
                 if (IsConnectionError(e) || !conn->is_open()) {

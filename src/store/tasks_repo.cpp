@@ -227,7 +227,9 @@ TaskRepo::TaskRepo(Database& db, int lanes)
           [](const std::vector<NewTask>& tasks) {
               return std::vector<std::string>{CreateBatchJson(tasks)};
           },
-          ReadCreated) {}
+          ReadCreated) {
+    Prepare(db);
+}
 
 TaskRepo::~TaskRepo() = default;
 

@@ -743,6 +743,22 @@ TEST_F(Queue, AConnectionWaitingOutABackoffTriesAtOnceWhenAnotherHasConnected) {
     n.exec("DROP ROLE " + role);
 }
 
+TEST_F(Queue, StatementsRegisteredAfterStartArePreparedBeforeTheNextJob) {
+    // The pool is running and its connections are open: a repository made now registers its
+    // statements, and they are prepared on each connection before its next job.
+    pool_->RunSync([](pqxx::connection_base& c) { pqxx::nontransaction(c).exec("SELECT 1"); });
+    pool_->Prepare("late_statement", "SELECT 41 + $1::int");
+    pool_->Prepare("late_statement", "SELECT 41 + $1::int");  // again, the same: nothing
+    EXPECT_THROW(pool_->Prepare("late_statement", "SELECT 0"), std::logic_error);
+    for (int i = 0; i < 4; ++i) {  // more jobs than connections: every connection has it
+        int got = 0;
+        pool_->RunSync([&](pqxx::connection_base& c) {
+            got = pqxx::nontransaction(c).exec_prepared1("late_statement", 1)[0].as<int>();
+        });
+        EXPECT_EQ(got, 42);
+    }
+}
+
 TEST_F(Queue, TheDatabaseBeingAwayIsReportedAsUnavailable) {
     store::Database broken("host=/nonexistent dbname=x user=x connect_timeout=1", 1);
     broken.Start();

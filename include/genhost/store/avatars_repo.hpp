@@ -107,7 +107,8 @@ struct AvatarClaim {
 
 class AvatarRepo {
   public:
-    explicit AvatarRepo(Database& db) : db_(db) {}
+    // Registers the repository's statements with `db` (Prepare), at any time.
+    explicit AvatarRepo(Database& db) : db_(db) { Prepare(db); }
 
     // Prepare registers this repository's statements with `db` (before db.Start()).
     static void Prepare(Database& db);

@@ -5,7 +5,8 @@
 // `co_await Run(job)` to hop onto a database thread and back; worker threads call RunSync. No
 // libpqxx call ever runs on an I/O thread.
 //
-// Statements are named and prepared on every connection when it opens (Prepare registers them
+// Statements are named and prepared on every connection when it opens, or before its next job for
+// one registered later (Prepare registers them
 // before Start). A lost connection is reopened lazily, with backoff, on the next job (one the
 // server closed while idle is noticed before the job, ClosedWhileIdle); while the server is
 // unreachable, jobs fail fast with DatabaseUnavailable, which the HTTP layer maps to 503.
@@ -97,7 +98,10 @@ class Database {
     Database(const Database&) = delete;
     Database& operator=(const Database&) = delete;
 
-    // Prepare registers a named statement prepared on every connection. Call before Start.
+    // Prepare registers a named statement prepared on every connection: those open now before
+    // their next job, the others when they open. May be called at any time (a repository
+    // registers its statements when it is made); registering a name again with the same SQL
+    // changes nothing, with other SQL throws std::logic_error.
     void Prepare(std::string name, std::string sql);
 
     // Start launches the threads. Connections open lazily on first use.
@@ -142,7 +146,11 @@ class Database {
 
     std::string dsn_;
     int threads_count_;
+    // Statements only ever grow: a connection that has prepared the first n has the first n.
+    mutable std::mutex statements_mu_;
     std::vector<std::pair<std::string, std::string>> statements_;
+    // Statements returns the registered statements from index `from` on.
+    std::vector<std::pair<std::string, std::string>> StatementsFrom(std::size_t from) const;
     std::vector<std::thread> threads_;
     mutable std::mutex mu_;
     std::condition_variable cv_;

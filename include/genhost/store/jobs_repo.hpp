@@ -46,7 +46,8 @@ class JobRepo {
     // Prepare registers the repository's statements; call before Database::Start.
     static void Prepare(Database& db);
 
-    explicit JobRepo(Database& db) : db_(db) {}
+    // Registers the repository's statements with `db` (Prepare), at any time.
+    explicit JobRepo(Database& db) : db_(db) { Prepare(db); }
 
     // EnqueueSync queues revision `revision` of (kind, subject): a new job, or the existing one
     // reset to PENDING at that revision. Wakes the nodes (NOTIFY genhost_jobs).

@@ -44,7 +44,8 @@ struct ApiKeyInfo {
 
 class OrgRepo {
   public:
-    explicit OrgRepo(Database& db) : db_(db) {}
+    // Registers the repository's statements with `db` (Prepare), at any time.
+    explicit OrgRepo(Database& db) : db_(db) { Prepare(db); }
 
     // Prepare registers this repository's statements with `db` (before db.Start()).
     static void Prepare(Database& db);

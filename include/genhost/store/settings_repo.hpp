@@ -13,7 +13,8 @@ namespace genhost::store {
 
 class SettingsRepo {
   public:
-    explicit SettingsRepo(Database& db) : db_(db) {}
+    // Registers the repository's statements with `db` (Prepare), at any time.
+    explicit SettingsRepo(Database& db) : db_(db) { Prepare(db); }
 
     // Prepare registers this repository's statements with `db` (before db.Start()).
     static void Prepare(Database& db);

@@ -87,6 +87,7 @@ class TaskRepo {
     // Polls run on a non-blocking connection of their own for each I/O thread that polls,
     // creations on `lanes` non-blocking connections shared by all threads (see AsyncBatcher);
     // everything else on `db`'s pool.
+    // Registers the repository's statements with `db` (Prepare), at any time.
     explicit TaskRepo(Database& db, int lanes = 1);
     ~TaskRepo();
 

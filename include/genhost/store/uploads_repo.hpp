@@ -63,7 +63,8 @@ struct ClaimResult {
 
 class UploadRepo {
   public:
-    explicit UploadRepo(Database& db) : db_(db) {}
+    // Registers the repository's statements with `db` (Prepare), at any time.
+    explicit UploadRepo(Database& db) : db_(db) { Prepare(db); }
 
     // Prepare registers this repository's statements with `db` (before db.Start()).
     static void Prepare(Database& db);
