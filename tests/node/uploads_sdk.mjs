@@ -7,7 +7,12 @@
 // Environment: GENHOST_URL, GENHOST_KEY, GENHOST_PNG (a file). Prints one JSON line:
 // {"uri": ..., "task": {...}} or {"uri"?: ..., "error": {...}}; exits 1 on an error.
 import RunwayML, { toFile } from '@runwayml/sdk';
+import { File as BufferFile } from 'node:buffer';
 import { readFileSync } from 'node:fs';
+
+// Node 18 (Debian 12's own) has File only in node:buffer; the client looks for the global, as its
+// own error message advises ("set `globalThis.File` to `import('node:buffer').File`").
+if (typeof globalThis.File === 'undefined') globalThis.File = BufferFile;
 
 const client = new RunwayML({
   apiKey: process.env.GENHOST_KEY,
