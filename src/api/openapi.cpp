@@ -58,26 +58,6 @@ std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
     return out;
 }
 
-// Camel turns an endpoint name into an identifier part: "text_to_image" → "TextToImage".
-std::string Camel(std::string_view name) {
-    std::string out;
-    bool upper = true;
-    for (const char c : name) {
-        if (c == '_' || c == '-' || c == '.' || c == '/') {
-            upper = true;
-            continue;
-        }
-        out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
-        upper = false;
-    }
-    return out;
-}
-
-std::string LowerFirst(std::string s) {
-    if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
-    return s;
-}
-
 // Sanitize keeps what OpenAPI allows in a component name (^[a-zA-Z0-9._-]+$).
 std::string Sanitize(std::string_view s) {
     std::string out;

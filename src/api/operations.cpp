@@ -2,6 +2,7 @@
 
 #include "genhost/core/resources.hpp"
 
+#include <cctype>
 #include <set>
 #include <stdexcept>
 
@@ -22,11 +23,11 @@ std::string Field(const OJson& op, const char* name, bool required, const std::s
 
 }  // namespace
 
-std::string OperationIdOf(std::string_view name) {
+std::string Camel(std::string_view name) {
     std::string out;
-    bool upper = false;
+    bool upper = true;
     for (const char c : name) {
-        if (c == '_' || c == '.' || c == '-') {
+        if (c == '_' || c == '-' || c == '.' || c == '/') {
             upper = true;
             continue;
         }
@@ -34,6 +35,12 @@ std::string OperationIdOf(std::string_view name) {
         upper = false;
     }
     return out;
+}
+
+std::string OperationIdOf(std::string_view name) {
+    std::string id = Camel(name);
+    if (!id.empty()) id[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(id[0])));
+    return id;
 }
 
 OperationTable LoadOperations(const validate::SchemaSet& schemas, std::string_view text) {

@@ -57,12 +57,6 @@ std::optional<DataUriParts> SplitDataUri(std::string_view uri) {
     return DataUriParts{type, uri.substr(comma + 1)};
 }
 
-// DecodedSize is the length of what base64 `data` decodes to (padding optional).
-std::uint64_t DecodedSize(std::string_view data) {
-    while (!data.empty() && data.back() == '=') data.remove_suffix(1);
-    return data.size() / 4 * 3 + (data.size() % 4 == 0 ? 0 : data.size() % 4 - 1);
-}
-
 // WriteBase64File decodes base64 `data` into a new file at `path`; false when `data` is not
 // valid base64. Throws when the file cannot be written.
 bool WriteBase64File(const std::string& path, std::string_view data) {
@@ -96,7 +90,7 @@ Result<ReadAsset> AssetReader::Read(const std::string& media, MediaKind kind,
             return Fail(FailureKind::kUnsupportedType, messages::kUnsupportedType,
                         "data URI of type " + media_type);
         }
-        const std::uint64_t size = DecodedSize(parts->data);
+        const std::uint64_t size = Base64DecodedSize(parts->data).value_or(0);
         if (size == 0) {
             return Fail(FailureKind::kInvalidDataUri, messages::kInvalidDataUri, "no data");
         }

@@ -87,6 +87,23 @@ std::string ErrorJson(std::string_view message) {
     return fmt::format(R"({{"error":"{}"}})", JsonEscape(message));
 }
 
+// Fault is the answer to what a handler or a gate threw: its ApiError, or a generic 500 whose
+// details go only to the log, with the request id.
+Response Fault(const Request& request, std::exception_ptr thrown, std::string_view doc_url) {
+    try {
+        std::rethrow_exception(thrown);
+    } catch (const ApiErrorException& e) {
+        return Response::Error(e.error(), doc_url);
+    } catch (const std::exception& e) {
+        spdlog::error("request {} {} {} failed: {}", request.request_id, request.method,
+                      request.path, e.what());
+    } catch (...) {
+        spdlog::error("request {} {} {} failed: an exception of an unknown type",
+                      request.request_id, request.method, request.path);
+    }
+    return Response::Error(ApiError::Internal(), doc_url);
+}
+
 // OriginForm turns an absolute-form request target ("http://host/path?q", which RFC 9112
 // section 3.2.2 says a server must accept) into the origin form the router matches ("/path?q");
 // any other target is returned as it is.
@@ -512,12 +529,8 @@ asio::awaitable<Response> Server::Dispatch(Request& request, Router::Match& matc
             co_return co_await (*match.streaming)(request, *body);
         }
         co_return co_await (*match.handler)(request);
-    } catch (const ApiErrorException& e) {
-        co_return Response::Error(e.error(), options_.doc_url);
-    } catch (const std::exception& e) {
-        spdlog::error("request {} {} {} failed: {}", request.request_id, request.method,
-                      request.path, e.what());
-        co_return Response::Error(ApiError::Internal(), options_.doc_url);
+    } catch (...) {
+        co_return Fault(request, std::current_exception(), options_.doc_url);
     }
 }
 
@@ -540,12 +553,13 @@ asio::awaitable<void> Server::RefuseConnection(std::shared_ptr<Session> session)
         const auto ep = stream.remote_endpoint(ec);
         if (!ec) request.remote_address = TcpEndpoint(ep).address().to_string();
     }
-    ApiError e =
-        ApiError::Unavailable("The server has too many open connections; try again shortly");
-    e.retry_after_seconds = 1;
     session->Limit(std::chrono::seconds(2));
-    const bool sent = co_await Send(*session, request, Response::Error(e, options_.doc_url), 11,
-                                    /*keep_alive=*/false, started);
+    const bool sent = co_await Send(
+        *session, request,
+        Response::Error(
+            ApiError::Unavailable("The server has too many open connections; try again shortly"),
+            options_.doc_url),
+        11, /*keep_alive=*/false, started);
     if (sent) {
         session->Limit(std::chrono::seconds(1));
         stream.shutdown(asio::socket_base::shutdown_send, ec);
@@ -629,9 +643,12 @@ class BodyHold {
 // A request whose body held at least this much asks for a trim of the allocator once answered.
 constexpr std::size_t kTrimAfterBodyBytes = 1024 * 1024;
 
-// kBusyMessage is the 503 of a body the server has no memory left for.
-constexpr std::string_view kBusyMessage =
-    "The server is holding too many request bodies; try again shortly";
+// NoRoomForTheBody is the 503 (with Retry-After) of a body the server has no memory left for.
+Response NoRoomForTheBody(std::string_view doc_url) {
+    return Response::Error(
+        ApiError::Unavailable("The server is holding too many request bodies; try again shortly"),
+        doc_url);
+}
 
 }  // namespace
 
@@ -723,9 +740,7 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         if (!early && match.streaming == nullptr && announced &&
             !memory.HoldAtLeast(static_cast<std::size_t>(header_parser.content_length().value_or(
                 std::min<std::uint64_t>(options_.max_body_bytes, 64 * 1024))))) {
-            ApiError e = ApiError::Unavailable(std::string(kBusyMessage));
-            e.retry_after_seconds = 1;
-            early = Response::Error(e, options_.doc_url);
+            early = NoRoomForTheBody(options_.doc_url);
         }
         if (early) {
             close = close || announced || !keep_alive || stopping_;
@@ -761,10 +776,8 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
                 // A Content-Length was held in full above; a chunked body holds what it grew to.
                 if (!ec && !parser->content_length() &&
                     !memory.HoldAtLeast(parser->get().body().capacity())) {
-                    ApiError e = ApiError::Unavailable(std::string(kBusyMessage));
-                    e.retry_after_seconds = 1;
                     session->Unlimit();
-                    if (co_await Send(*session, request, Response::Error(e, options_.doc_url),
+                    if (co_await Send(*session, request, NoRoomForTheBody(options_.doc_url),
                                       version, false, started)) {
                         co_await Linger(*session);
                     }
@@ -825,12 +838,8 @@ asio::awaitable<void> Server::Close(Session& session) {
 asio::awaitable<std::optional<Response>> Server::PassGate(Request& request, const Gate& gate) {
     try {
         co_return co_await gate(request);
-    } catch (const ApiErrorException& e) {
-        co_return Response::Error(e.error(), options_.doc_url);
-    } catch (const std::exception& e) {
-        spdlog::error("request {} {} {} failed before its body: {}", request.request_id,
-                      request.method, request.path, e.what());
-        co_return Response::Error(ApiError::Internal(), options_.doc_url);
+    } catch (...) {
+        co_return Fault(request, std::current_exception(), options_.doc_url);
     }
 }
 

@@ -21,15 +21,11 @@ constexpr double kMaxRetryDelaySeconds = 300;
 
 JobEngine::JobEngine(JobEngineOptions options, store::JobRepo& repo,
                      std::map<std::string, JobKind> kinds)
-    : options_(std::move(options)), repo_(repo), kinds_(std::move(kinds)) {}
+    : options_(std::move(options)), repo_(repo), kinds_(std::move(kinds)) {
+    for (const auto& [name, kind] : kinds_) kind_names_.push_back(name);
+}
 
 JobEngine::~JobEngine() { Stop(std::chrono::milliseconds(0)); }
-
-std::vector<std::string> JobEngine::Kinds() const {
-    std::vector<std::string> out;
-    for (const auto& [name, kind] : kinds_) out.push_back(name);
-    return out;
-}
 
 void JobEngine::Start() {
     if (kinds_.empty() || !threads_.empty()) return;
@@ -53,7 +49,7 @@ JobEngine::Counts JobEngine::counts() const {
 }
 
 bool JobEngine::RunOne() {
-    const auto claim = repo_.ClaimSync(options_.owner, Kinds(), options_.lease_seconds);
+    const auto claim = repo_.ClaimSync(options_.owner, kind_names_, options_.lease_seconds);
     if (!claim) return false;
     const auto it = kinds_.find(claim->kind);
     if (it == kinds_.end()) {  // cannot happen: only registered kinds are claimed
@@ -78,15 +74,11 @@ bool JobEngine::RunOne() {
         return true;
     }
     const std::string key = Key(claim->kind, claim->subject);
-    auto running = std::make_shared<Running>();
-    {
-        std::lock_guard lock(mu_);
-        running_[key] = running;
-    }
+    const auto running = runs_.Begin(key);
     JobResult result;
     bool lost_database = false;
     try {
-        result = kind.run(*claim, running->lease_lost);
+        result = kind.run(*claim, running->lost);
     } catch (const store::DatabaseUnavailable&) {
         lost_database = true;  // the lease runs out and the job is claimed again
     } catch (const std::exception& e) {
@@ -97,7 +89,7 @@ bool JobEngine::RunOne() {
     running->finishing = true;
     if (!lost_database) {
         try {
-            if (running->lease_lost) {
+            if (running->lost) {
                 std::lock_guard lock(mu_);
                 ++counts_.lost;
             } else if (result.kind == JobResult::Kind::kDone) {
@@ -128,9 +120,7 @@ bool JobEngine::RunOne() {
                          claim->kind, claim->subject, e.what());
         }
     }
-    std::lock_guard lock(mu_);
-    const auto found = running_.find(key);
-    if (found != running_.end() && found->second == running) running_.erase(found);
+    runs_.End(key, running);
     return true;
 }
 
@@ -168,30 +158,23 @@ void JobEngine::RunnerMain() {
 }
 
 void JobEngine::Heartbeat() {
-    // Only runs already running before the statement is sent are judged by its answer: a claim
-    // committing meanwhile is not in it, though its lease is ours.
-    std::vector<std::pair<std::string, std::shared_ptr<Running>>> judged;
-    {
-        std::lock_guard lock(mu_);
-        judged.assign(running_.begin(), running_.end());
-    }
-    if (judged.empty()) return;
-    std::vector<std::string> held;
     try {
-        for (const auto& c : repo_.HeartbeatSync(options_.owner, options_.lease_seconds)) {
-            held.push_back(Key(c.kind, c.subject));
-        }
+        runs_.Heartbeat(
+            [&] {
+                std::vector<std::string> held;
+                for (const auto& c : repo_.HeartbeatSync(options_.owner, options_.lease_seconds)) {
+                    held.push_back(Key(c.kind, c.subject));
+                }
+                return held;
+            },
+            [](const std::string& key) {
+                spdlog::info(
+                    "job {}: no longer held here (changed, or taken over); stopping its "
+                    "run",
+                    key);
+            });
     } catch (const std::exception& e) {
         spdlog::warn("job heartbeat failed: {}", e.what());
-        return;
-    }
-    std::sort(held.begin(), held.end());
-    for (const auto& [key, run] : judged) {
-        if (run->finishing || std::binary_search(held.begin(), held.end(), key)) continue;
-        if (!run->lease_lost.exchange(true)) {
-            spdlog::info("job {}: no longer held here (changed, or taken over); stopping its run",
-                         key);
-        }
     }
 }
 
@@ -215,16 +198,10 @@ void JobEngine::Stop(std::chrono::milliseconds grace) {
     }
     wake_.notify_all();
     const auto deadline = std::chrono::steady_clock::now() + grace;
-    for (;;) {
-        {
-            std::lock_guard lock(mu_);
-            if (running_.empty() || std::chrono::steady_clock::now() >= deadline) {
-                for (auto& [key, run] : running_) run->lease_lost = true;
-                break;
-            }
-        }
+    while (runs_.Count() > 0 && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    runs_.LoseAll();
     {
         std::lock_guard lock(mu_);
         stop_ = true;

@@ -48,15 +48,10 @@ void WorkerPool::CancelLocal(const std::string& task_id) {
         Heartbeat();
         return;
     }
-    std::lock_guard lock(mu_);
-    const auto it = running_.find(task_id);
-    if (it != running_.end()) it->second->cancelled = true;
+    runs_.Lose(task_id);
 }
 
-int WorkerPool::Running() const {
-    std::lock_guard lock(mu_);
-    return static_cast<int>(running_.size());
-}
+int WorkerPool::Running() const { return static_cast<int>(runs_.Count()); }
 
 void WorkerPool::Sleep(std::chrono::milliseconds d) {
     std::unique_lock lock(mu_);
@@ -121,11 +116,7 @@ void WorkerPool::WorkerMain() {
 }
 
 void WorkerPool::RunTask(const store::ClaimedTask& task) {
-    auto job = std::make_shared<Job>();
-    {
-        std::lock_guard lock(mu_);
-        running_[task.id] = job;
-    }
+    const auto job = runs_.Begin(task.id);
     spdlog::debug("task {} started ({} {}, attempt {})", task.id, task.endpoint, task.model,
                   task.attempts);
 
@@ -158,7 +149,7 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
         last_progress = now;
         try {
             if (!repo_.SetProgressSync(task.id, options_.owner, std::clamp(fraction, 0.0, 1.0))) {
-                job->cancelled = true;
+                job->lost = true;
             }
         } catch (const std::exception& e) {
             spdlog::warn("task {}: progress not recorded: {}", task.id, e.what());
@@ -181,7 +172,7 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
                                          "No provider named " + provider_name + " is configured");
         }
         providers::TaskContext ctx(task.id, task.endpoint, task.model,
-                                   nlohmann::json::parse(task.input_json), job->cancelled, progress,
+                                   nlohmann::json::parse(task.input_json), job->lost, progress,
                                    scratch, options_.inputs);
         auto outputs = it->second->Run(ctx);
         ctx.CheckCancelled();
@@ -241,36 +232,19 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
         ++abandoned_;
         spdlog::info("task {} attempt {} abandoned: its lease was lost", task.id, task.attempts);
     }
-    std::lock_guard lock(mu_);
-    running_.erase(task.id);
+    runs_.End(task.id, job);
 }
 
 void WorkerPool::Heartbeat() {
-    // Only jobs already running before the statement is sent are judged by its answer. Their
-    // claims committed before they were added to running_, so the statement sees them; a claim
-    // that commits while the statement runs is not in the answer, though its lease is ours, and
-    // its job must not be cancelled for that.
-    std::vector<std::pair<std::string, std::shared_ptr<Job>>> judged;
-    {
-        std::lock_guard lock(mu_);
-        judged.assign(running_.begin(), running_.end());
-    }
-    if (judged.empty()) return;
-    std::vector<std::string> held;
     try {
-        held = repo_.HeartbeatSync(options_.owner, options_.lease_seconds);
+        runs_.Heartbeat([&] { return repo_.HeartbeatSync(options_.owner, options_.lease_seconds); },
+                        [](const std::string& id) {
+                            // Cancelled through the API, or re-queued after this node stalled.
+                            spdlog::info(
+                                "task {}: its lease is no longer held here; stopping its run", id);
+                        });
     } catch (const std::exception& e) {
         spdlog::warn("lease heartbeat failed: {}", e.what());
-        return;
-    }
-    std::sort(held.begin(), held.end());
-    for (const auto& [id, job] : judged) {
-        // A run that ended meanwhile is missing from the answer because its task is finished.
-        if (job->finishing || std::binary_search(held.begin(), held.end(), id)) continue;
-        // Cancelled through the API, or re-queued after this node stalled: another run owns it.
-        if (!job->cancelled.exchange(true)) {
-            spdlog::info("task {}: its lease is no longer held here; stopping its run", id);
-        }
     }
 }
 
@@ -280,12 +254,7 @@ void WorkerPool::HeartbeatMain() {
     while (!stop_) {
         Sleep(interval);
         if (stop_) break;
-        bool any = false;
-        {
-            std::lock_guard lock(mu_);
-            any = !running_.empty();
-        }
-        if (any) Heartbeat();
+        Heartbeat();
     }
 }
 
@@ -313,9 +282,9 @@ void WorkerPool::Stop(std::chrono::milliseconds grace) {
     while (Running() > 0 && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    runs_.LoseAll();
     {
         std::lock_guard lock(mu_);
-        for (auto& [id, job] : running_) job->cancelled = true;
         stop_ = true;
     }
     sleep_cv_.notify_all();

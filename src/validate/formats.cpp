@@ -1,5 +1,7 @@
 #include "formats.hpp"
 
+#include "genhost/core/crypto.hpp"
+
 #include "genhost/validate/schema_set.hpp"
 #include "messages.hpp"
 
@@ -235,7 +237,7 @@ std::optional<FormatFailure> CheckDataUri(MediaKind kind, std::string_view s) {
     if (!EqualsIgnoreCase(media_type.substr(0, slash), MediaKindName(kind))) {
         return InvalidString("Unsupported asset type");
     }
-    const std::optional<std::size_t> size = DecodedBase64Size(data);
+    const std::optional<std::size_t> size = Base64DecodedSize(data);
     if (!size || *size == 0) return InvalidString("Invalid data URI");
     if (*size > MaxDataUriBytes(kind)) {
         return FormatFailure{kTooBig, "Asset size exceeds the maximum for the type"};
@@ -308,19 +310,6 @@ bool IsDateTime(std::string_view s) {
         if (i == digits_from) return false;
     }
     return i + 1 == s.size() && s[i] == 'Z';
-}
-
-std::optional<std::size_t> DecodedBase64Size(std::string_view data) {
-    std::size_t padding = 0;
-    while (padding < data.size() && padding < 3 && data[data.size() - 1 - padding] == '=') {
-        ++padding;
-    }
-    if (padding > 2) return std::nullopt;
-    if (padding > 0 && data.size() % 4 != 0) return std::nullopt;
-    const std::size_t n = data.size() - padding;
-    const std::size_t tail = n % 4;
-    if (tail == 1) return std::nullopt;
-    return n / 4 * 3 + (tail == 0 ? 0 : tail - 1);
 }
 
 std::optional<FormatFailure> CheckFormat(Format format, MediaKind kind, std::string_view s) {

@@ -43,8 +43,4 @@ bool IsUuidV4(std::string_view s);
 bool IsDateTime(std::string_view s);
 bool IsDate(std::string_view s);
 
-// DecodedBase64Size returns the number of bytes `data` decodes to (padded or unpadded), or
-// nullopt if its length cannot be base64. It reads only the length and the trailing '='s.
-std::optional<std::size_t> DecodedBase64Size(std::string_view data);
-
 }  // namespace genhost::validate::detail

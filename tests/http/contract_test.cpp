@@ -56,12 +56,9 @@ class Contract {
                     auto [it, added] =
                         roots.emplace(text, "answer_" + std::to_string(roots.size()));
                     if (added) {
-                        json endpoint =
-                            schema.contains("$ref")
-                                ? json{{"$ref", "answers.json" + schema["$ref"].get<std::string>()}}
-                                : schema;
+                        json endpoint = schema;
                         Close(endpoint);
-                        RewriteToLibrary(endpoint);
+                        Repoint(endpoint, "#/$defs/", "answers.json#/$defs/");
                         endpoint["$schema"] = "https://json-schema.org/draft/2020-12/schema";
                         endpoint["x-endpoint"] = {{"name", it->second},
                                                   {"method", "GET"},
@@ -125,47 +122,30 @@ class Contract {
         const std::string ref = node["$ref"];
         return doc_.at(json::json_pointer(ref.substr(1)));
     }
+    // Repoint changes the prefix `from` of every reference in `node` ($ref, discriminator
+    // mappings) to `to`.
+    static void Repoint(json& node, std::string_view from, const std::string& to) {
+        const auto repoint = [&](json& ref) {
+            if (ref.is_string() && ref.get<std::string>().rfind(from, 0) == 0) {
+                ref = to + ref.get<std::string>().substr(from.size());
+            }
+        };
+        if (node.is_object()) {
+            for (auto& [k, v] : node.items()) {
+                if (k == "$ref") {
+                    repoint(v);
+                } else if (k == "mapping") {
+                    for (auto& [value, target] : v.items()) repoint(target);
+                } else {
+                    Repoint(v, from, to);
+                }
+            }
+        } else if (node.is_array()) {
+            for (auto& v : node) Repoint(v, from, to);
+        }
+    }
     // Rewrite points component references at the answers library's $defs.
-    static void Rewrite(json& node) {
-        if (node.is_object()) {
-            for (auto& [k, v] : node.items()) {
-                if ((k == "$ref") && v.is_string() &&
-                    v.get<std::string>().rfind(kComponents, 0) == 0) {
-                    v = "#/$defs/" + v.get<std::string>().substr(kComponents.size());
-                } else if (k == "mapping") {
-                    for (auto& [value, target] : v.items()) {
-                        const std::string t = target;
-                        if (t.rfind(kComponents, 0) == 0)
-                            target = "#/$defs/" + t.substr(kComponents.size());
-                    }
-                } else {
-                    Rewrite(v);
-                }
-            }
-        } else if (node.is_array()) {
-            for (auto& v : node) Rewrite(v);
-        }
-    }
-    // RewriteToLibrary points an answer root's local references at the library document.
-    static void RewriteToLibrary(json& node) {
-        if (node.is_object()) {
-            for (auto& [k, v] : node.items()) {
-                if (k == "$ref" && v.is_string() &&
-                    v.get<std::string>().rfind("#/$defs/", 0) == 0) {
-                    v = "answers.json" + v.get<std::string>();
-                } else if (k == "mapping") {
-                    for (auto& [value, target] : v.items()) {
-                        const std::string t = target;
-                        if (t.rfind("#/$defs/", 0) == 0) target = "answers.json" + t;
-                    }
-                } else {
-                    RewriteToLibrary(v);
-                }
-            }
-        } else if (node.is_array()) {
-            for (auto& v : node) RewriteToLibrary(v);
-        }
-    }
+    static void Rewrite(json& node) { Repoint(node, kComponents, "#/$defs/"); }
     // Reach collects the components a schema refers to, transitively.
     void Reach(const json& node, std::set<std::string>& out) const {
         if (node.is_object()) {

@@ -5,6 +5,7 @@
 // back off, runs that keep failing or dying fail for good and mark their subject; the heartbeat
 // tells a run that lost its job.
 #include "support/pg.hpp"
+#include "support/wait_for.hpp"
 
 #include "genhost/store/database.hpp"
 #include "genhost/store/jobs_repo.hpp"
@@ -24,6 +25,7 @@ namespace genhost::testing {
 namespace {
 
 using namespace std::chrono_literals;
+using genhost::test::WaitFor;
 
 class Jobs : public ::testing::Test {
   protected:
@@ -35,17 +37,6 @@ class Jobs : public ::testing::Test {
         store::JobRepo::Prepare(*pool_);
         pool_->Start();
         jobs_ = std::make_unique<store::JobRepo>(*pool_);
-    }
-
-    // WaitFor polls `pred` every 10 ms for up to `timeout`.
-    template <class Pred>
-    static bool WaitFor(Pred pred, std::chrono::milliseconds timeout = 10s) {
-        const auto deadline = std::chrono::steady_clock::now() + timeout;
-        while (!pred()) {
-            if (std::chrono::steady_clock::now() > deadline) return false;
-            std::this_thread::sleep_for(10ms);
-        }
-        return true;
     }
 
     std::unique_ptr<TestDatabase> db_;
@@ -142,11 +133,13 @@ TEST_F(Jobs, TheEngineRetriesBacksOffAndFailsForGoodMarkingTheSubject) {
     tasks::JobEngine engine(options, *jobs_, {{"avatar", kind}});
     for (const char* s : {"flaky", "hopeless", "bad"}) jobs_->EnqueueSync("avatar", s, 1);
     engine.Start();
-    ASSERT_TRUE(WaitFor([&] {
-        const auto c = engine.counts();
-        return c.done == 1 && c.failed == 2;
-    })) << engine.counts().done
-        << " " << engine.counts().failed;
+    ASSERT_TRUE(WaitFor(
+        [&] {
+            const auto c = engine.counts();
+            return c.done == 1 && c.failed == 2;
+        },
+        10s, 10ms))
+        << engine.counts().done << " " << engine.counts().failed;
     engine.Stop();
     EXPECT_EQ(runs_flaky.load(), 3);
     EXPECT_EQ(engine.counts().retried, 4u);  // flaky twice, hopeless twice
@@ -200,11 +193,11 @@ TEST_F(Jobs, TheHeartbeatTellsARunThatLostItsJob) {
     tasks::JobEngine engine(options, *jobs_, {{"avatar", kind}});
     jobs_->EnqueueSync("avatar", "a1", 1);
     engine.Start();
-    ASSERT_TRUE(WaitFor([&] { return started.load(); }));
+    ASSERT_TRUE(WaitFor([&] { return started.load(); }, 10s, 10ms));
     // The subject changes while revision 1 runs: the run hears of it, revision 2 runs next.
     jobs_->EnqueueSync("avatar", "a1", 2);
     engine.Kick();
-    ASSERT_TRUE(WaitFor([&] { return !jobs_->GetSync("avatar", "a1").has_value(); }));
+    ASSERT_TRUE(WaitFor([&] { return !jobs_->GetSync("avatar", "a1").has_value(); }, 10s, 10ms));
     engine.Stop();
     EXPECT_TRUE(saw_loss.load());
     EXPECT_GE(engine.counts().lost, 1u);

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "genhost/core/memory.hpp"
-#include "wait_for.hpp"
+#include "support/wait_for.hpp"
 
 namespace genhost {
 namespace {

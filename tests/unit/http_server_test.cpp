@@ -41,7 +41,7 @@
 #include "genhost/core/ids.hpp"
 #include "genhost/http/server.hpp"
 #include "http_test_client.hpp"
-#include "wait_for.hpp"
+#include "support/wait_for.hpp"
 
 namespace genhost::http {
 namespace {

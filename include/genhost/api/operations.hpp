@@ -54,6 +54,10 @@ OperationTable EmbeddedOperations(const validate::SchemaSet& schemas);
 // handler that has no operation.
 void CheckHandlers(const OperationTable& table, const std::set<std::string>& handlers);
 
+// Camel turns a name into an identifier part: "text_to_image" gives "TextToImage" ('_', '-', '.'
+// and '/' separate words).
+std::string Camel(std::string_view name);
+
 // OperationIdOf is the operationId of generation endpoint `name`: "text_to_image" gives
 // "textToImage".
 std::string OperationIdOf(std::string_view endpoint_name);

@@ -43,6 +43,10 @@ std::string Base64UrlEncode(std::string_view data);
 // malformed input.
 std::optional<std::string> Base64Decode(std::string_view b64);
 
+// Base64DecodedSize returns the number of bytes base64 `data` decodes to (padded or unpadded),
+// or nullopt if its length cannot be base64. It reads only the length and the trailing '='s.
+std::optional<std::size_t> Base64DecodedSize(std::string_view data);
+
 // Base64DecodeInPieces decodes standard base64 as Base64Decode does, except that padding may be
 // left out, handing the bytes to `sink` in pieces of at most `piece` bytes instead of building
 // one string (a data URI of megabytes goes to a file without a decoded copy in memory). Returns

@@ -9,8 +9,8 @@
 //   and run each kind's handler. They sleep until Kick (a local write, or a `genhost_jobs`
 //   notification from any node) or the poll interval.
 // - A heartbeat renews the leases every lease/3 and tells a run whose job was taken from it
-//   (re-queued at a newer revision, or taken over after this node stalled) through `lease_lost`.
-//   As for tasks, it judges only runs that were running before its statement was sent.
+//   (re-queued at a newer revision, or taken over after this node stalled) through `lease_lost`,
+//   by the same rule as for tasks (leased_runs.hpp).
 // - A handler's answer ends the run: done (the row goes), retry (due again after a backoff that
 //   doubles from `retry_base` up to 5 minutes), or failed. After `max_attempts` runs, or when
 //   runs keep dying (the lease expired `max_attempts` times), the job fails for good and the
@@ -23,6 +23,7 @@
 #pragma once
 
 #include "genhost/store/jobs_repo.hpp"
+#include "genhost/tasks/leased_runs.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -90,16 +91,11 @@ class JobEngine {
     Counts counts() const;
 
   private:
-    struct Running {
-        std::atomic<bool> lease_lost{false};
-        std::atomic<bool> finishing{false};
-    };
     // RunOne claims one due job and runs it; false when there was none.
     bool RunOne();
     void RunnerMain();
     void HeartbeatMain();
     void Heartbeat();
-    std::vector<std::string> Kinds() const;
 
     JobEngineOptions options_;
     store::JobRepo& repo_;
@@ -110,8 +106,8 @@ class JobEngine {
     std::uint64_t kicks_ = 0;
     bool stop_claiming_ = false;
     bool stop_ = false;
-    // Running jobs of this process, by "kind/subject".
-    std::map<std::string, std::shared_ptr<Running>> running_;
+    std::vector<std::string> kind_names_;  // the keys of kinds_, which the runners claim
+    LeasedRuns runs_;                      // the jobs running here, by "kind/subject"
     Counts counts_;
     std::vector<std::thread> threads_;
 };

@@ -7,9 +7,8 @@
 //   outputs and end it with a compare-and-set on the lease. They sleep until a `genhost_tasks`
 //   notification (Wake) or a one-second poll.
 // - The heartbeat renews this node's leases every lease/3 and cancels local work whose lease was
-//   lost (cancelled through the API, or re-queued after this node stalled). It judges only work
-//   that was running before its statement was sent, so a claim committing meanwhile is never
-//   taken for a lost lease.
+//   lost (cancelled through the API, or re-queued after this node stalled), by LeasedRuns's rule
+//   (leased_runs.hpp): a claim committing while it runs is never taken for a lost lease.
 // - The sweeper re-queues tasks whose lease expired (their process died) and promotes THROTTLED
 //   tasks when slots are free, oldest first.
 //
@@ -21,6 +20,7 @@
 #include "genhost/outputs/output_store.hpp"
 #include "genhost/providers/provider.hpp"
 #include "genhost/store/tasks_repo.hpp"
+#include "genhost/tasks/leased_runs.hpp"
 #include "genhost/tasks/moderation.hpp"
 
 #include <atomic>
@@ -83,12 +83,6 @@ class WorkerPool {
     std::uint64_t Abandoned() const { return abandoned_.load(); }
 
   private:
-    struct Job {
-        std::atomic<bool> cancelled{false};
-        // Set once the run records its end: from then on its compare-and-set on the lease, not
-        // the heartbeat, tells whether the lease was still held.
-        std::atomic<bool> finishing{false};
-    };
     void WorkerMain();
     void RunTask(const store::ClaimedTask& task);
     void HeartbeatMain();
@@ -110,7 +104,7 @@ class WorkerPool {
     std::condition_variable wake_cv_;
     std::condition_variable sleep_cv_;
     std::uint64_t wake_count_ = 0;
-    std::map<std::string, std::shared_ptr<Job>> running_;
+    LeasedRuns runs_;  // the tasks running here, by id
     std::vector<std::thread> threads_;
 };
 
