@@ -29,6 +29,7 @@
 #include "genhost/store/tasks_repo.hpp"
 #include "genhost/store/uploads_repo.hpp"
 #include "genhost/tasks/avatar_processor.hpp"
+#include "genhost/tasks/document_indexer.hpp"
 #include "genhost/tasks/job_engine.hpp"
 #include "genhost/tasks/moderation.hpp"
 #include "genhost/tasks/periodic.hpp"
@@ -321,7 +322,12 @@ int Serve(const Settings& settings) {
     genhost::tasks::JobEngineOptions job_opts;
     job_opts.owner = wopts.owner;
     job_opts.lease_seconds = 120;  // renewed every 40 s; one avatar takes well under a second
-    genhost::tasks::JobEngine job_engine(job_opts, jobs, {{"avatar", avatar_processor.Kind()}});
+    genhost::store::DocumentRepo documents(db);
+    genhost::tasks::DocumentIndexer document_indexer(documents);
+    genhost::tasks::JobEngine job_engine(
+        job_opts, jobs,
+        {{"avatar", avatar_processor.Kind()},
+         {genhost::tasks::kDocumentJobKind, document_indexer.Kind()}});
 
     genhost::store::Listener listener(
         s.database_url,
@@ -357,6 +363,8 @@ int Serve(const Settings& settings) {
     app.avatars.repo = &avatars;
     app.avatars.resolver = &inputs;
     app.avatars.kick = [&job_engine] { job_engine.Kick(); };
+    app.documents.repo = &documents;
+    app.documents.kick = [&job_engine] { job_engine.Kick(); };
     app.extra_gauges = [&] {
         std::vector<genhost::http::Sample> gauges{
             {"genhost_workers_running",

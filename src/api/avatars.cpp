@@ -1,11 +1,11 @@
 // /v1/avatars: custom avatars (docs/avatars.md).
 //
-// POST validates the body (schemas/avatars.json), checks what it refers to (custom voices and
-// knowledge documents: none exist on this server yet, so any is unknown), reads and probes the
-// reference image as generation inputs are read (src/assets), keeps its bytes in the output store
-// (`avatar-<id>/source-<n>`) and stores the avatar PROCESSING; the avatar processor
-// (src/tasks/avatar_processor.cpp) then makes it READY or FAILED. PATCH does the same for the
-// fields it names and makes the avatar PROCESSING again; an avatar still PROCESSING cannot be
+// POST validates the body (schemas/avatars.json), checks what it refers to (custom voices: none
+// exist on this server yet, so any is unknown; knowledge documents of the organization), reads
+// and probes the reference image as generation inputs are read (src/assets), keeps its bytes in
+// the output store (`avatar-<id>/source-<n>`) and stores the avatar PROCESSING; the avatar
+// processor (src/tasks/avatar_processor.cpp) then makes it READY or FAILED. PATCH does the same for
+// the fields it names and makes the avatar PROCESSING again; an avatar still PROCESSING cannot be
 // changed (409). GET lists (newest first, keyset cursor) or reads one; DELETE removes the avatar
 // and its pictures.
 #include "genhost/api/page.hpp"
@@ -118,20 +118,29 @@ nlohmann::json AvatarJson(const App& app, const store::AvatarRecord& a) {
     return out;
 }
 
-// ReferenceIssues are the 400 issues of what the body refers to: a custom voice or a knowledge
-// document. This server has neither Voices nor Documents yet, so every id is unknown.
-std::vector<Issue> ReferenceIssues(const nlohmann::json& body) {
+// ReferenceIssues are the 400 issues of what the body refers to: a custom voice (this server
+// has no Voices API yet, so every id is unknown) and knowledge documents, which must be the
+// organization's.
+asio::awaitable<std::vector<Issue>> ReferenceIssues(App& app, const std::string& org_id,
+                                                    const nlohmann::json& body) {
     std::vector<Issue> issues;
     if (body.contains("voice") && body.at("voice").value("type", "") == "custom") {
         issues.push_back({"custom", {"voice", "id"}, "Voice not found"});
     }
     if (body.contains("documentIds")) {
-        const auto& ids = body.at("documentIds");
-        for (std::size_t i = 0; i < ids.size(); ++i) {
+        std::vector<std::string> ids;
+        for (const auto& v : body.at("documentIds")) ids.push_back(LowerUuid(v.get<std::string>()));
+        std::vector<std::size_t> missing;
+        if (app.documents.repo != nullptr) {
+            missing = co_await app.documents.repo->Missing(org_id, ids);
+        } else {
+            for (std::size_t i = 0; i < ids.size(); ++i) missing.push_back(i);
+        }
+        for (const std::size_t i : missing) {
             issues.push_back({"custom", {"documentIds", std::to_string(i)}, "Document not found"});
         }
     }
-    return issues;
+    co_return issues;
 }
 
 // StoredSource is where a request's reference image went: an object of the avatar's folder in
@@ -206,9 +215,13 @@ asio::awaitable<void> RemoveObjects(App& app, const std::string& avatar_id,
     });
 }
 
-std::vector<std::string> Strings(const nlohmann::json& array) {
+// DocumentIds are the ids of a documentIds array, each once (the first time it is named).
+std::vector<std::string> DocumentIds(const nlohmann::json& array) {
     std::vector<std::string> out;
-    for (const auto& v : array) out.push_back(LowerUuid(v.get<std::string>()));
+    for (const auto& v : array) {
+        std::string id = LowerUuid(v.get<std::string>());
+        if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(std::move(id));
+    }
     return out;
 }
 
@@ -232,14 +245,12 @@ http::Response StillProcessing(const App& app) {
         app.doc_url);
 }
 
-}  // namespace
-
 asio::awaitable<http::Response> CreateAvatar(App& app, http::Request& req,
                                              const auth::Principal& who) {
     auto checked = co_await CheckedBody(app, std::move(req.body), "avatars", /*defaults=*/true);
     if (!checked) co_return http::Response::Error(checked.error(), app.doc_url);
     const nlohmann::json input = std::move(*checked);
-    if (auto refs = ReferenceIssues(input); !refs.empty()) {
+    if (auto refs = co_await ReferenceIssues(app, who.org_id, input); !refs.empty()) {
         co_return Invalid(app, std::move(refs));
     }
     const std::string id = NewUuid();
@@ -254,7 +265,7 @@ asio::awaitable<http::Response> CreateAvatar(App& app, http::Request& req,
     avatar.personality = input.at("personality").get<std::string>();
     if (input.contains("startScript")) avatar.start_script = input.at("startScript");
     avatar.voice_json = input.at("voice").dump();
-    avatar.document_ids = Strings(input.value("documentIds", nlohmann::json::array()));
+    avatar.document_ids = DocumentIds(input.value("documentIds", nlohmann::json::array()));
     avatar.image_processing = input.value("imageProcessing", "optimize");
     avatar.source_name = source->name;
     avatar.source_uri = source->uri;
@@ -265,9 +276,13 @@ asio::awaitable<http::Response> CreateAvatar(App& app, http::Request& req,
     } catch (...) {
         failure = std::current_exception();
     }
-    if (failure) {
+    if (failure || !created) {
         co_await RemoveObjects(app, id, kEverything);  // no avatar owns the stored source
-        std::rethrow_exception(failure);
+        if (failure) std::rethrow_exception(failure);
+        // A document was deleted meanwhile: answer as if it had been gone before.
+        auto refs = co_await ReferenceIssues(app, who.org_id, input);
+        if (refs.empty()) refs.push_back({"custom", {"documentIds"}, "Document not found"});
+        co_return Invalid(app, std::move(refs));
     }
     Kick(app);
     co_return http::Response::Json(200, AvatarJson(app, *created));
@@ -301,7 +316,7 @@ asio::awaitable<http::Response> UpdateAvatar(App& app, http::Request& req,
         co_await CheckedBody(app, std::move(req.body), "avatars_update", /*defaults=*/false);
     if (!checked) co_return http::Response::Error(checked.error(), app.doc_url);
     const nlohmann::json input = std::move(*checked);
-    if (auto refs = ReferenceIssues(input); !refs.empty()) {
+    if (auto refs = co_await ReferenceIssues(app, who.org_id, input); !refs.empty()) {
         co_return Invalid(app, std::move(refs));
     }
     // Known and not PROCESSING, before any image is read (Update checks both again, atomically).
@@ -321,7 +336,7 @@ asio::awaitable<http::Response> UpdateAvatar(App& app, http::Request& req,
         }
     }
     if (input.contains("voice")) change.voice_json = input.at("voice").dump();
-    if (input.contains("documentIds")) change.document_ids = Strings(input.at("documentIds"));
+    if (input.contains("documentIds")) change.document_ids = DocumentIds(input.at("documentIds"));
     if (input.contains("imageProcessing")) {
         change.image_processing = input.at("imageProcessing").get<std::string>();
     }
@@ -348,6 +363,12 @@ asio::awaitable<http::Response> UpdateAvatar(App& app, http::Request& req,
         }
         if (failure) std::rethrow_exception(failure);
         if (updated.kind == store::AvatarUpdate::Kind::kNotFound) co_return NotFound(app);
+        if (updated.kind == store::AvatarUpdate::Kind::kMissingDocuments) {
+            // A document was deleted meanwhile: answer as if it had been gone before.
+            auto refs = co_await ReferenceIssues(app, who.org_id, input);
+            if (refs.empty()) refs.push_back({"custom", {"documentIds"}, "Document not found"});
+            co_return Invalid(app, std::move(refs));
+        }
         co_return StillProcessing(app);
     }
     if (!updated.previous_source.empty() && updated.previous_source != new_source) {
@@ -364,6 +385,16 @@ asio::awaitable<http::Response> DeleteAvatar(App& app, http::Request& req,
     if (!co_await app.avatars.repo->Delete(who.org_id, id)) co_return NotFound(app);
     co_await RemoveObjects(app, id, kEverything);
     co_return http::Response::NoContent();
+}
+
+}  // namespace
+
+void RegisterAvatarRoutes(Bindings& b) {
+    b.Authed("listAvatars", ListAvatars);
+    b.Authed("createAvatar", CreateAvatar);
+    b.Authed("getAvatar", GetAvatar);
+    b.Authed("updateAvatar", UpdateAvatar);
+    b.Authed("deleteAvatar", DeleteAvatar);
 }
 
 }  // namespace genhost::api

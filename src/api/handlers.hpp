@@ -1,52 +1,64 @@
-// The handlers of each resource, one file each; routes.cpp puts them in the route table.
+// The route kit: each resource (one file each) registers its handlers by operationId into a
+// Bindings; routes.cpp asks every resource for its handlers, then binds them to the operation
+// table (genhost/api/operations.hpp).
 #pragma once
 
 #include "common.hpp"
 
+#include <map>
+#include <string>
+
 namespace genhost::api {
 
-// tasks.cpp
-boost::asio::awaitable<http::Response> GetTask(App& app, http::Request& req,
-                                               const auth::Principal& who);
-boost::asio::awaitable<http::Response> DeleteTask(App& app, http::Request& req,
-                                                  const auth::Principal& who);
+// Binding is the handler of one operation, of the kind its auth asks for.
+struct Binding {
+    enum class Kind { kAuthed, kPublic, kStreaming } kind;
+    AuthedHandler authed;
+    http::Handler open;
+    http::StreamingHandler streaming;
+    std::size_t body_limit = 0;  // kStreaming: the route's body limit
+};
+
+using AuthedFn = boost::asio::awaitable<http::Response> (*)(App&, http::Request&,
+                                                            const auth::Principal&);
+using PublicFn = boost::asio::awaitable<http::Response> (*)(App&, http::Request&);
+
+// Bindings is the table of handlers by operationId that the resources fill.
+class Bindings {
+  public:
+    explicit Bindings(App& app) : app_(app) {}
+
+    App& app() { return app_; }
+
+    // Authed binds an operation whose auth is apiKey.
+    void Authed(const std::string& operation_id, AuthedFn fn);
+    // Public binds a public or signed-URL operation.
+    void Public(const std::string& operation_id, PublicFn fn);
+    // Streaming binds a public or signed-URL operation that reads its body as it arrives.
+    void Streaming(const std::string& operation_id, std::size_t body_limit,
+                   http::StreamingHandler handler);
+
+    const std::map<std::string, Binding>& all() const { return bindings_; }
+
+  private:
+    void Add(const std::string& operation_id, Binding binding);
+
+    App& app_;
+    std::map<std::string, Binding> bindings_;
+};
+
+// Each resource's handlers (the file named after it):
+void RegisterTaskRoutes(Bindings& b);      // tasks.cpp
+void RegisterAvatarRoutes(Bindings& b);    // avatars.cpp
+void RegisterDocumentRoutes(Bindings& b);  // documents.cpp
+void RegisterUploadRoutes(Bindings& b);    // uploads.cpp
+void RegisterOutputRoutes(Bindings& b);    // outputs.cpp
+void RegisterHealthRoutes(Bindings& b);    // health.cpp (and /docs/errors)
+void RegisterOpenApiRoutes(Bindings& b);   // openapi.cpp
 
 // generation.cpp: every task-creating endpoint of schemas/ (endpoint name bound per route).
 boost::asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& endpoint,
                                                         http::Request& req,
                                                         const auth::Principal& who);
-
-// health.cpp
-boost::asio::awaitable<http::Response> Healthz(App& app, http::Request& req);
-boost::asio::awaitable<http::Response> Readyz(App& app, http::Request& req);
-boost::asio::awaitable<http::Response> MetricsText(App& app, http::Request& req);
-boost::asio::awaitable<http::Response> ErrorsDoc(App& app, http::Request& req);
-
-// outputs.cpp
-boost::asio::awaitable<http::Response> GetOutput(App& app, http::Request& req);
-
-// uploads.cpp: ephemeral uploads (docs/uploads.md).
-boost::asio::awaitable<http::Response> CreateUpload(App& app, http::Request& req,
-                                                    const auth::Principal& who);
-boost::asio::awaitable<http::Response> ReceiveUpload(App& app, http::Request& req,
-                                                     http::BodyReader& body);
-// UploadRouteBodyLimit is the body limit of POST /uploads/{id}: the file cap plus room for the
-// form's other parts and the multipart framing.
-std::size_t UploadRouteBodyLimit(const App& app);
-
-// avatars.cpp: custom avatars (docs/avatars.md).
-boost::asio::awaitable<http::Response> CreateAvatar(App& app, http::Request& req,
-                                                    const auth::Principal& who);
-boost::asio::awaitable<http::Response> ListAvatars(App& app, http::Request& req,
-                                                   const auth::Principal& who);
-boost::asio::awaitable<http::Response> GetAvatar(App& app, http::Request& req,
-                                                 const auth::Principal& who);
-boost::asio::awaitable<http::Response> UpdateAvatar(App& app, http::Request& req,
-                                                    const auth::Principal& who);
-boost::asio::awaitable<http::Response> DeleteAvatar(App& app, http::Request& req,
-                                                    const auth::Principal& who);
-
-// openapi.cpp: GET /v1/openapi.json, the OpenAPI 3.1 document (include/genhost/api/openapi.hpp).
-boost::asio::awaitable<http::Response> OpenApiDocument(App& app, http::Request& req);
 
 }  // namespace genhost::api

@@ -7,6 +7,8 @@ namespace genhost::api {
 
 namespace asio = boost::asio;
 
+namespace {
+
 asio::awaitable<http::Response> Healthz(App& app, http::Request& req) {
     co_return http::Response::Json(200, {{"status", "ok"}});
 }
@@ -81,6 +83,15 @@ asio::awaitable<http::Response> ErrorsDoc(App& app, http::Request& req) {
     r.body = std::string(FindResource("docs/errors.md").value_or("See docs/errors.md."));
     r.SetHeader("Content-Type", "text/markdown; charset=utf-8");
     co_return r;
+}
+
+}  // namespace
+
+void RegisterHealthRoutes(Bindings& b) {
+    b.Public("healthz", Healthz);
+    b.Public("readyz", Readyz);
+    b.Public("getMetrics", MetricsText);
+    b.Public("getErrorsDoc", ErrorsDoc);
 }
 
 }  // namespace genhost::api

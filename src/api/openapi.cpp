@@ -931,6 +931,13 @@ nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
                  {"description", "`nextCursor` of the previous page."},
                  {"schema", {{"type", "string"}, {"minLength", 1}, {"maxLength", 1000}}}});
         }
+        for (const auto& declared : op.query_parameters) {
+            OJson parameter = {{"name", declared["name"]}, {"in", "query"}};
+            for (const auto& [key, value] : declared.items()) {
+                if (key != "name") parameter[key] = value;
+            }
+            parameters.push_back(std::move(parameter));
+        }
         if (!parameters.empty()) operation["parameters"] = std::move(parameters);
         if (!op.request.empty()) {
             operation["requestBody"] = {
@@ -1064,6 +1071,8 @@ std::shared_ptr<const std::string> OpenApiText(const App& app) {
     return text;
 }
 
+namespace {
+
 asio::awaitable<http::Response> OpenApiDocument(App& app, http::Request& req) {
     const auto text = OpenApiText(app);
     http::Response r;
@@ -1072,5 +1081,9 @@ asio::awaitable<http::Response> OpenApiDocument(App& app, http::Request& req) {
     r.SetHeader("Cache-Control", "public, max-age=300");
     co_return r;
 }
+
+}  // namespace
+
+void RegisterOpenApiRoutes(Bindings& b) { b.Public("getOpenApi", OpenApiDocument); }
 
 }  // namespace genhost::api

@@ -1,6 +1,9 @@
 #include "genhost/api/operations.hpp"
 
+#include "genhost/core/ids.hpp"
 #include "genhost/core/resources.hpp"
+
+#include <charconv>
 
 #include <cctype>
 #include <set>
@@ -91,11 +94,32 @@ OperationTable LoadOperations(const validate::SchemaSet& schemas, std::string_vi
         const std::string query = Field(d, "query", false, where);
         if (!query.empty() && query != "page") throw std::runtime_error(where + ": query " + query);
         op.page = query == "page";
+        if (d.contains("queryParameters")) {
+            const OJson& params = d["queryParameters"];
+            if (!params.is_array()) throw std::runtime_error(where + ": queryParameters");
+            for (const auto& p : params) {
+                if (!p.contains("name") || !p["name"].is_string() || !p.contains("schema") ||
+                    !p["schema"].is_object() || !p["schema"].contains("type")) {
+                    throw std::runtime_error(where +
+                                             ": a query parameter needs a name and a typed schema");
+                }
+                const std::string type = p["schema"]["type"].get<std::string>();
+                if (type != "string" && type != "integer" && type != "array") {
+                    throw std::runtime_error(where + ": query parameter type " + type);
+                }
+            }
+            op.query_parameters = params;
+        }
         if (op.auth != "apiKey" && op.auth != "public" && op.auth != "signedUrl") {
             throw std::runtime_error(where + ": auth must be apiKey, public or signedUrl");
         }
         if (op.path.empty() || op.path.front() != '/') {
             throw std::runtime_error(where + ": path must start with /");
+        }
+        // What the hosted API has is under /v1/; the stand-in's own extras under /_genhost/.
+        if (op.auth == "apiKey" && op.path.rfind("/v1/", 0) != 0 &&
+            op.path.rfind("/_genhost/", 0) != 0) {
+            throw std::runtime_error(where + ": an apiKey operation is under /v1/ or /_genhost/");
         }
         if (!op.request.empty()) {
             const auto* endpoint = schemas.FindEndpoint(op.request);
@@ -117,6 +141,101 @@ OperationTable LoadOperations(const validate::SchemaSet& schemas, std::string_vi
         add(std::move(op));
     }
     return table;
+}
+
+namespace {
+
+// ValueIssue checks one query value against a string or integer schema.
+void ValueIssue(const OJson& schema, const std::string& value, std::vector<std::string> path,
+                std::vector<Issue>& issues) {
+    const std::string type = schema.value("type", "string");
+    if (type == "integer") {
+        long long n = 0;
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+        if (value.empty() || ec == std::errc::invalid_argument ||
+            end != value.data() + value.size()) {
+            issues.push_back(
+                {"invalid_type", std::move(path), "Expected integer, received string"});
+            return;
+        }
+        if (schema.contains("maximum") &&
+            (ec == std::errc::result_out_of_range || n > schema["maximum"].get<long long>())) {
+            issues.push_back({"too_big", std::move(path),
+                              "Number must be less than or equal to " +
+                                  std::to_string(schema["maximum"].get<long long>())});
+        } else if (schema.contains("minimum") && n < schema["minimum"].get<long long>()) {
+            issues.push_back({"too_small", std::move(path),
+                              "Number must be greater than or equal to " +
+                                  std::to_string(schema["minimum"].get<long long>())});
+        }
+        return;
+    }
+    if (schema.contains("enum")) {
+        std::string expected;
+        for (const auto& e : schema["enum"]) {
+            if (e.get<std::string>() == value) return;
+            expected += (expected.empty() ? "'" : " | '") + e.get<std::string>() + "'";
+        }
+        issues.push_back(
+            {"invalid_enum_value", std::move(path),
+             "Invalid enum value. Expected " + expected + ", received '" + value + "'"});
+        return;
+    }
+    // Lengths count characters (UTF-8 sequences), not bytes.
+    std::size_t length = 0;
+    for (const char c : value) length += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    if (schema.contains("minLength") && length < schema["minLength"].get<std::size_t>()) {
+        issues.push_back({"too_small", std::move(path),
+                          "String must contain at least " +
+                              std::to_string(schema["minLength"].get<std::size_t>()) +
+                              " character(s)"});
+    } else if (schema.contains("maxLength") && length > schema["maxLength"].get<std::size_t>()) {
+        issues.push_back({"too_big", std::move(path),
+                          "String must contain at most " +
+                              std::to_string(schema["maxLength"].get<std::size_t>()) +
+                              " character(s)"});
+    } else if (schema.value("format", "") == "uuid" && !IsUuid(value)) {
+        issues.push_back({"invalid_string", std::move(path), "Invalid uuid"});
+    }
+}
+
+}  // namespace
+
+std::vector<Issue> CheckQuery(const Operation& op, const http::Request& req) {
+    std::vector<Issue> issues;
+    for (const auto& p : op.query_parameters) {
+        const std::string name = p["name"].get<std::string>();
+        const OJson& schema = p["schema"];
+        const std::vector<std::string> values = req.QueryParams(name);
+        if (values.empty()) {
+            if (p.value("required", false)) issues.push_back({"invalid_type", {name}, "Required"});
+            continue;
+        }
+        if (schema["type"] == "array") {
+            if (schema.contains("maxItems") &&
+                values.size() > schema["maxItems"].get<std::size_t>()) {
+                issues.push_back({"too_big",
+                                  {name},
+                                  "Array must contain at most " +
+                                      std::to_string(schema["maxItems"].get<std::size_t>()) +
+                                      " element(s)"});
+                continue;
+            }
+            const OJson items = schema.value("items", OJson::object());
+            for (std::size_t i = 0; i < values.size(); ++i) {
+                ValueIssue(items, values[i], {name, std::to_string(i)}, issues);
+            }
+            continue;
+        }
+        if (values.size() > 1) {
+            issues.push_back({"invalid_type",
+                              {name},
+                              "Expected one value, received " + std::to_string(values.size())});
+            continue;
+        }
+        ValueIssue(schema, values.front(), {name}, issues);
+    }
+    return issues;
 }
 
 void CheckHandlers(const OperationTable& table, const std::set<std::string>& handlers) {

@@ -62,8 +62,6 @@ std::optional<ByteRange> ParseRange(std::string_view header, std::uint64_t size,
     return range;
 }
 
-}  // namespace
-
 asio::awaitable<http::Response> GetOutput(App& app, http::Request& req) {
     const std::string task = req.params["task"];
     const std::string name = req.params["name"];
@@ -124,5 +122,9 @@ asio::awaitable<http::Response> GetOutput(App& app, http::Request& req) {
         co_return http::Response::Error(ApiError::NotFound("Output not found"), app.doc_url);
     co_return r;
 }
+
+}  // namespace
+
+void RegisterOutputRoutes(Bindings& b) { b.Public("getOutput", GetOutput); }
 
 }  // namespace genhost::api

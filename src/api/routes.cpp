@@ -1,65 +1,78 @@
 // The route table: every operation of the operation table (genhost/api/operations.hpp) bound to
-// its handler by operationId. The server refuses to start when an operation has no handler, a
-// handler no operation, or a handler's kind does not fit its operation's auth.
+// the handler its resource registered under its operationId. The server refuses to start when an
+// operation has no handler, a handler no operation, or a handler's kind does not fit its
+// operation's auth. Declared query parameters are checked (CheckQuery) before the handler runs.
 #include "handlers.hpp"
 
 #include "genhost/api/operations.hpp"
+#include "genhost/api/page.hpp"
 
-#include <map>
 #include <set>
 #include <stdexcept>
 
 namespace genhost::api {
 
+void Bindings::Add(const std::string& operation_id, Binding binding) {
+    if (!bindings_.emplace(operation_id, std::move(binding)).second) {
+        throw std::runtime_error("two handlers for operation " + operation_id);
+    }
+}
+
+void Bindings::Authed(const std::string& operation_id, AuthedFn fn) {
+    App& app = app_;
+    Add(operation_id,
+        {Binding::Kind::kAuthed,
+         [&app, fn](http::Request& req, const auth::Principal& who) { return fn(app, req, who); },
+         {},
+         {}});
+}
+
+void Bindings::Public(const std::string& operation_id, PublicFn fn) {
+    App& app = app_;
+    Add(operation_id,
+        {Binding::Kind::kPublic, {}, [&app, fn](http::Request& req) { return fn(app, req); }, {}});
+}
+
+void Bindings::Streaming(const std::string& operation_id, std::size_t body_limit,
+                         http::StreamingHandler handler) {
+    Add(operation_id, {Binding::Kind::kStreaming, {}, {}, std::move(handler), body_limit});
+}
+
 namespace {
 
-// Binding is the handler of one operation, of the kind its auth asks for.
-struct Binding {
-    enum class Kind { kAuthed, kPublic, kStreaming } kind;
-    AuthedHandler authed;
-    http::Handler open;
-    http::StreamingHandler streaming;
-};
+// WithQueryCheck answers a 400 with the issues of the request's query parameters (declared by
+// `op`, and `limit` and `cursor` of a page) before `handler` runs.
+AuthedHandler WithQueryCheck(App& app, const Operation& op, AuthedHandler handler) {
+    if (op.query_parameters.empty()) return handler;
+    return [&app, op, handler = std::move(handler)](
+               http::Request& req,
+               const auth::Principal& who) -> boost::asio::awaitable<http::Response> {
+        auto issues = CheckQuery(op, req);
+        if (op.page) {
+            if (auto page = ParsePageQuery(req); !page) {
+                for (auto& issue : page.error().issues) issues.push_back(std::move(issue));
+            }
+        }
+        if (!issues.empty()) {
+            co_return http::Response::Error(
+                ApiError::InvalidRequest("Invalid request", std::move(issues)), app.doc_url);
+        }
+        co_return co_await handler(req, who);
+    };
+}
 
 }  // namespace
 
 void RegisterRoutes(http::Router& router, App& app) {
-    using std::placeholders::_1;
-    using std::placeholders::_2;
-    const auto authed = [&](auto fn) {
-        return Binding{Binding::Kind::kAuthed, std::bind(fn, std::ref(app), _1, _2), {}, {}};
-    };
-    const auto open = [&](auto fn) {
-        return Binding{Binding::Kind::kPublic, {}, std::bind(fn, std::ref(app), _1), {}};
-    };
-    // operationId -> handler. The generation endpoints share one handler (below).
-    std::map<std::string, Binding> bindings = {
-        {"getTask", authed(GetTask)},
-        {"deleteTask", authed(DeleteTask)},
-        {"listAvatars", authed(ListAvatars)},
-        {"createAvatar", authed(CreateAvatar)},
-        {"getAvatar", authed(GetAvatar)},
-        {"updateAvatar", authed(UpdateAvatar)},
-        {"deleteAvatar", authed(DeleteAvatar)},
-        {"createUpload", authed(CreateUpload)},
-        {"receiveUpload",
-         {Binding::Kind::kStreaming,
-          {},
-          {},
-          [&app](http::Request& req, http::BodyReader& body) {
-              return ReceiveUpload(app, req, body);
-          }}},
-        {"getOutput", open(GetOutput)},
-        {"getOpenApi", open(OpenApiDocument)},
-        {"getErrorsDoc", open(ErrorsDoc)},
-        {"healthz", open(Healthz)},
-        {"readyz", open(Readyz)},
-        {"getMetrics", open(MetricsText)},
-    };
-
+    Bindings b(app);
+    for (const auto registrar :
+         {RegisterTaskRoutes, RegisterAvatarRoutes, RegisterDocumentRoutes, RegisterUploadRoutes,
+          RegisterOutputRoutes, RegisterHealthRoutes, RegisterOpenApiRoutes}) {
+        registrar(b);
+    }
     const OperationTable table = EmbeddedOperations(*app.schemas);
     std::set<std::string> handlers;
-    for (const auto& [id, binding] : bindings) handlers.insert(id);
+    for (const auto& [id, binding] : b.all()) handlers.insert(id);
     CheckHandlers(table, handlers);
     for (const Operation& op : table.operations) {
         if (!op.endpoint.empty()) {
@@ -71,23 +84,28 @@ void RegisterRoutes(http::Router& router, App& app) {
                        }));
             continue;
         }
-        const Binding& b = bindings.at(op.operation_id);
-        const bool fits = op.auth == "apiKey" ? b.kind == Binding::Kind::kAuthed
-                                              : b.kind != Binding::Kind::kAuthed;
+        const Binding& binding = b.all().at(op.operation_id);
+        const bool fits = op.auth == "apiKey" ? binding.kind == Binding::Kind::kAuthed
+                                              : binding.kind != Binding::Kind::kAuthed;
         if (!fits) {
             throw std::runtime_error("operation " + op.operation_id + " is " + op.auth +
                                      ", which its handler does not fit");
         }
-        switch (b.kind) {
+        if (!op.query_parameters.empty() && binding.kind != Binding::Kind::kAuthed) {
+            throw std::runtime_error("operation " + op.operation_id +
+                                     ": query parameters are checked on apiKey operations only");
+        }
+        switch (binding.kind) {
             case Binding::Kind::kAuthed:
-                router.Add(op.method, op.path, Authed(app, b.authed));
+                router.Add(op.method, op.path,
+                           Authed(app, WithQueryCheck(app, op, binding.authed)));
                 break;
             case Binding::Kind::kPublic:
-                router.Add(op.method, op.path, Public(app, b.open));
+                router.Add(op.method, op.path, Public(app, binding.open));
                 break;
             case Binding::Kind::kStreaming:
-                router.AddStreaming(op.method, op.path, UploadRouteBodyLimit(app),
-                                    PublicStreaming(app, b.streaming));
+                router.AddStreaming(op.method, op.path, binding.body_limit,
+                                    PublicStreaming(app, binding.streaming));
                 break;
         }
     }

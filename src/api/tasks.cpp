@@ -11,6 +11,8 @@ namespace genhost::api {
 
 namespace asio = boost::asio;
 
+namespace {
+
 asio::awaitable<http::Response> GetTask(App& app, http::Request& req, const auth::Principal& who) {
     const auto task = co_await app.tasks.Get(who.org_id, std::move(req.params["id"]));
     if (!task) co_return http::Response::Error(ApiError::NotFound("Task not found"), app.doc_url);
@@ -46,6 +48,13 @@ asio::awaitable<http::Response> DeleteTask(App& app, http::Request& req,
             asio::use_awaitable);
     }
     co_return http::Response::NoContent();
+}
+
+}  // namespace
+
+void RegisterTaskRoutes(Bindings& b) {
+    b.Authed("getTask", GetTask);
+    b.Authed("deleteTask", DeleteTask);
 }
 
 }  // namespace genhost::api

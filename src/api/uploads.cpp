@@ -245,8 +245,6 @@ asio::awaitable<http::Response> Receive(App& app, http::Request& req, http::Body
     co_return http::Response::NoContent();
 }
 
-}  // namespace
-
 std::size_t UploadRouteBodyLimit(const App& app) {
     return static_cast<std::size_t>(app.uploads.max_bytes) + kMaxFormBytes + kFramingBytes;
 }
@@ -301,6 +299,17 @@ asio::awaitable<http::Response> ReceiveUpload(App& app, http::Request& req,
     }
     if (failure) std::rethrow_exception(failure);
     co_return response;
+}
+
+}  // namespace
+
+void RegisterUploadRoutes(Bindings& b) {
+    App& app = b.app();
+    b.Authed("createUpload", CreateUpload);
+    b.Streaming("receiveUpload", UploadRouteBodyLimit(app),
+                [&app](http::Request& req, http::BodyReader& body) {
+                    return ReceiveUpload(app, req, body);
+                });
 }
 
 }  // namespace genhost::api

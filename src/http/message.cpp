@@ -53,7 +53,8 @@ std::optional<std::string> PercentDecode(std::string_view s, bool plus_is_space)
     return out;
 }
 
-std::optional<std::string> Request::QueryParam(std::string_view name) const {
+std::vector<std::string> Request::QueryParams(std::string_view name) const {
+    std::vector<std::string> out;
     std::string_view rest = query;
     while (!rest.empty()) {
         const auto amp = rest.find('&');
@@ -62,10 +63,19 @@ std::optional<std::string> Request::QueryParam(std::string_view name) const {
         const auto eq = pair.find('=');
         const auto key = PercentDecode(pair.substr(0, eq), true);
         if (!key || *key != name) continue;
-        if (eq == std::string_view::npos) return std::string();
-        return PercentDecode(pair.substr(eq + 1), true);
+        if (eq == std::string_view::npos) {
+            out.emplace_back();
+        } else if (auto value = PercentDecode(pair.substr(eq + 1), true)) {
+            out.push_back(std::move(*value));
+        }
     }
-    return std::nullopt;
+    return out;
+}
+
+std::optional<std::string> Request::QueryParam(std::string_view name) const {
+    auto values = QueryParams(name);
+    if (values.empty()) return std::nullopt;
+    return std::move(values.front());
 }
 
 void Response::SetHeader(std::string name, std::string value) {

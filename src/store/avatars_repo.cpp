@@ -17,12 +17,24 @@ constexpr const char* kColumns =
     " (extract(epoch FROM updated_at) * 1000000)::bigint";
 
 constexpr const char* kInsert = "avatars_insert";
+// The documents it attaches are held (FOR KEY SHARE) until it commits, and must all exist: a
+// document deleted meanwhile leaves the insert without rows (documents_repo.cpp deletes the
+// document before it detaches it from avatars, so one of the two sees the other).
+constexpr const char* kDocsLocked =
+    "WITH docs AS (SELECT id FROM documents WHERE id = ANY ($%1%::uuid[]) AND org_id = $2"
+    " FOR KEY SHARE) ";
+std::string WithDocs(const char* param) {
+    std::string sql = kDocsLocked;
+    sql.replace(sql.find("%1%"), 3, param);
+    return sql;
+}
 const std::string kInsertSql =
-    std::string(
-        "INSERT INTO avatars (id, org_id, name, personality, start_script, voice, document_ids,"
-        " image_processing, status, source_name, source_uri)"
-        " VALUES ($1, $2, $3, $4, CASE WHEN $5 THEN $6 END, $7::jsonb, $8::uuid[], $9,"
-        " 'PROCESSING', NULLIF($10, ''), NULLIF($11, '')) RETURNING ") +
+    WithDocs("8") +
+    "INSERT INTO avatars (id, org_id, name, personality, start_script, voice, document_ids,"
+    " image_processing, status, source_name, source_uri)"
+    " SELECT $1, $2, $3, $4, CASE WHEN $5 THEN $6 END, $7::jsonb, $8::uuid[], $9,"
+    " 'PROCESSING', NULLIF($10, ''), NULLIF($11, '')"
+    " WHERE (SELECT count(*) FROM docs) = cardinality($8::uuid[]) RETURNING " +
     kColumns;
 constexpr const char* kGet = "avatars_get";
 const std::string kGetSql =
@@ -39,8 +51,11 @@ const std::string kListSql = std::string("SELECT ") + kColumns +
 constexpr const char* kUpdate = "avatars_update";
 const std::string kUpdateSql =
     std::string(
-        "WITH old AS (SELECT id, source_name FROM avatars WHERE id = $1 AND org_id = $2"
-        " AND status <> 'PROCESSING' FOR UPDATE)"
+        "WITH docs AS (SELECT id FROM documents WHERE $12 AND id = ANY ($13::uuid[])"
+        " AND org_id = $2 FOR KEY SHARE),"
+        " old AS (SELECT id, source_name FROM avatars WHERE id = $1 AND org_id = $2"
+        " AND status <> 'PROCESSING'"
+        " AND (NOT $12 OR (SELECT count(*) FROM docs) = cardinality($13::uuid[])) FOR UPDATE)"
         " UPDATE avatars a SET"
         " name = CASE WHEN $3 THEN $4 ELSE a.name END,"
         " personality = CASE WHEN $5 THEN $6 ELSE a.personality END,"
@@ -140,8 +155,8 @@ void AvatarRepo::Prepare(Database& db) {
     db.Prepare(kExists, kExistsSql);
 }
 
-boost::asio::awaitable<AvatarRecord> AvatarRepo::Create(NewAvatar avatar) {
-    AvatarRecord out;
+boost::asio::awaitable<std::optional<AvatarRecord>> AvatarRepo::Create(NewAvatar avatar) {
+    std::optional<AvatarRecord> out;
     co_await db_.Run([&](pqxx::connection_base& c) {
         pqxx::work w(c);
         const auto r =
@@ -150,7 +165,7 @@ boost::asio::awaitable<AvatarRecord> AvatarRepo::Create(NewAvatar avatar) {
                             avatar.voice_json, UuidArray(avatar.document_ids),
                             avatar.image_processing, avatar.source_name, avatar.source_uri);
         w.commit();
-        out = ReadAvatar(r[0]);
+        if (!r.empty()) out = ReadAvatar(r[0]);
     });
     co_return out;
 }
@@ -210,8 +225,9 @@ boost::asio::awaitable<AvatarUpdate> AvatarRepo::Update(std::string org_id, std:
         } else {
             const auto s = w.exec_prepared(kStatus, id, org_id);
             if (!s.empty()) {
-                out.kind = AvatarUpdate::Kind::kConflict;
                 out.status = s[0][0].as<std::string>();
+                out.kind = out.status == "PROCESSING" ? AvatarUpdate::Kind::kConflict
+                                                      : AvatarUpdate::Kind::kMissingDocuments;
             }
         }
         w.commit();

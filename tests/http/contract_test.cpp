@@ -347,6 +347,49 @@ TEST_F(ContractAnswers, EveryAnswerMatchesItsOperationsSchema) {
     contract.Check("PATCH", "/v1/avatars/{id}",
                    c.Send("PATCH", "/v1/avatars/" + missing, auth, R"({"name": "Nobody"})"));
     contract.Check("GET", "/v1/avatars/{id}", c.Send("GET", "/v1/avatars/" + missing, auth));
+
+    // Documents: create, attach to the avatar (usedBy), list, get, update, search, delete, and
+    // the failures.
+    const json document = {
+        {"name", "Handbook"},
+        {"content", "# Returns\nAny item within 30 days.\n# Shipping\nNext day."}};
+    const auto doc_made = c.Send("POST", "/v1/documents", auth, document.dump());
+    contract.Check("POST", "/v1/documents", doc_made);
+    ASSERT_EQ(doc_made.status, 200) << doc_made.body;
+    const std::string doc_id = doc_made.Json()["id"];
+    contract.Check("POST", "/v1/documents",
+                   c.Send("POST", "/v1/documents", auth, R"({"name": 1})"));
+    const auto attached = c.Send("PATCH", "/v1/avatars/" + avatar_id, auth,
+                                 json{{"documentIds", json::array({doc_id, missing})}}.dump());
+    contract.Check("PATCH", "/v1/avatars/{id}", attached);
+    EXPECT_EQ(attached.status, 400) << attached.body;
+    contract.Check("PATCH", "/v1/avatars/{id}",
+                   c.Send("PATCH", "/v1/avatars/" + avatar_id, auth,
+                          json{{"documentIds", json::array({doc_id})}}.dump()));
+    contract.Check("GET", "/v1/documents/{id}", c.Send("GET", "/v1/documents/" + doc_id, auth));
+    contract.Check("GET", "/v1/documents/{id}", c.Send("GET", "/v1/documents/" + missing, auth));
+    contract.Check("GET", "/v1/documents",
+                   c.Send("GET", "/v1/documents?limit=1&sort=updatedAt&order=asc", auth));
+    contract.Check("GET", "/v1/documents", c.Send("GET", "/v1/documents?sort=size", auth));
+    contract.Check(
+        "PATCH", "/v1/documents/{id}",
+        c.Send("PATCH", "/v1/documents/" + doc_id, auth, R"({"content": "Shipping is free."})"));
+    contract.Check("PATCH", "/v1/documents/{id}",
+                   c.Send("PATCH", "/v1/documents/" + doc_id, auth, R"({})"));
+    contract.Check("PATCH", "/v1/documents/{id}",
+                   c.Send("PATCH", "/v1/documents/" + missing, auth, R"({"name": "x"})"));
+    contract.Check(
+        "GET", "/_genhost/documents/search",
+        c.Send("GET", "/_genhost/documents/search?q=shipping&avatarId=" + avatar_id, auth));
+    contract.Check("GET", "/_genhost/documents/search",
+                   c.Send("GET", "/_genhost/documents/search?q=x&avatarId=" + missing, auth));
+    contract.Check("GET", "/_genhost/documents/search",
+                   c.Send("GET", "/_genhost/documents/search?limit=0", auth));
+    contract.Check("DELETE", "/v1/documents/{id}",
+                   c.Send("DELETE", "/v1/documents/" + doc_id, auth));
+    contract.Check("DELETE", "/v1/documents/{id}",
+                   c.Send("DELETE", "/v1/documents/" + doc_id, auth));
+
     contract.Check("DELETE", "/v1/avatars/{id}",
                    c.Send("DELETE", "/v1/avatars/" + avatar_id, auth));
     contract.Check("DELETE", "/v1/avatars/{id}",

@@ -4,6 +4,7 @@
 // completed or failed only at their revision; the processor, run by the job engine, makes a
 // READY avatar (portrait and previews in the output store) from a stored picture and a FAILED one
 // from bytes that are not a picture.
+#include "support/await.hpp"
 #include "support/pg.hpp"
 
 #include "genhost/core/crypto.hpp"
@@ -66,10 +67,7 @@ class Avatars : public ::testing::Test {
 
     template <class T>
     T Await(asio::awaitable<T> a) {
-        auto f = asio::co_spawn(io_, std::move(a), asio::use_future);
-        io_.restart();
-        io_.run();
-        return f.get();
+        return AwaitOn(io_, std::move(a));
     }
 
     // Create stores a PROCESSING avatar of `org` whose source is the stored object `source`.
@@ -82,7 +80,7 @@ class Avatars : public ::testing::Test {
         a.personality = "helpful";
         a.voice_json = R"({"type":"service-live-preset","presetId":"clara"})";
         a.source_name = source;
-        return Await(repo_->Create(a));
+        return Await(repo_->Create(a)).value();
     }
 
     void Sql(const std::string& sql) {
@@ -192,9 +190,15 @@ TEST_F(Avatars, UpdatesOnlyWhenNotProcessingEachARevision) {
     change.name = "Ada L.";
     change.set_start_script = true;
     change.start_script = "Hello!";
+    // Attached documents must be the organization's: an unknown one refuses the change.
     change.document_ids = std::vector<std::string>{NewUuid()};
     change.new_source = true;
     change.source_name = "source-2";
+    EXPECT_EQ(Await(repo_->Update(org_, a.id, change)).kind, UpdateKind::kMissingDocuments);
+    const std::string doc = NewUuid();
+    Sql("INSERT INTO documents (id, org_id, name, content) VALUES ('" + doc + "', '" + org_ +
+        "', 'Handbook', 'text')");
+    change.document_ids = std::vector<std::string>{doc};
     const auto updated = Await(repo_->Update(org_, a.id, change));
     ASSERT_EQ(updated.kind, UpdateKind::kUpdated);
     EXPECT_EQ(updated.avatar.status, "PROCESSING");

@@ -2,6 +2,7 @@
 // concurrent claims), release, complete, lookups scoped to the organization and to unexpired,
 // complete uploads, and the sweeper deleting expired uploads with their files (leaving uploads
 // still being received alone for an hour) and orphaned files.
+#include "support/await.hpp"
 #include "support/pg.hpp"
 
 #include "genhost/core/ids.hpp"
@@ -57,10 +58,7 @@ class Uploads : public ::testing::Test {
 
     template <class T>
     T Await(asio::awaitable<T> a) {
-        auto f = asio::co_spawn(io_, std::move(a), asio::use_future);
-        io_.restart();
-        io_.run();
-        return f.get();
+        return AwaitOn(io_, std::move(a));
     }
 
     void AwaitVoid(asio::awaitable<void> a) {

@@ -18,6 +18,7 @@
 #include "genhost/outputs/upload_policy.hpp"
 #include "genhost/store/avatars_repo.hpp"
 #include "genhost/store/database.hpp"
+#include "genhost/store/documents_repo.hpp"
 #include "genhost/store/orgs.hpp"
 #include "genhost/store/tasks_repo.hpp"
 #include "genhost/store/uploads_repo.hpp"
@@ -83,6 +84,15 @@ struct App {
     };
     // Custom avatars (/v1/avatars, and custom avatars in avatar_videos) need `repo`.
     AvatarsConfig avatars;
+
+    // DocumentsConfig is what the document routes need (src/api/documents.cpp, docs/documents.md).
+    struct DocumentsConfig {
+        store::DocumentRepo* repo = nullptr;
+        // Wakes this node's job engine after a change to index (other nodes hear NOTIFY).
+        std::function<void()> kick;
+    };
+    // Knowledge documents (/v1/documents, documentIds of avatars, the search extra) need `repo`.
+    DocumentsConfig documents;
 };
 
 // RegisterRoutes adds every operation of the operation table (genhost/api/operations.hpp) to

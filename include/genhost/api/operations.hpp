@@ -8,6 +8,8 @@
 // handler or a handler no operation.
 #pragma once
 
+#include "genhost/core/error.hpp"
+#include "genhost/http/message.hpp"
 #include "genhost/validate/schema_set.hpp"
 
 #include <nlohmann/json.hpp>
@@ -30,6 +32,10 @@ struct Operation {
     std::string request;          // x-endpoint name of the JSON body's schema document; "" none
     std::string request_content;  // a body of another media type (multipart/form-data); "" none
     bool page = false;            // takes `limit` and `cursor` (genhost/api/page.hpp)
+    // The other query parameters: OpenAPI parameter objects without `in` ({name, required?,
+    // description?, schema, style?, explode?}); the route checks them (CheckQuery) before its
+    // handler runs.
+    nlohmann::ordered_json query_parameters = nlohmann::ordered_json::array();
     nlohmann::ordered_json responses = nlohmann::ordered_json::object();  // as declared
     std::string endpoint;  // generation operations: the endpoint name; "" for the others
 };
@@ -53,6 +59,13 @@ OperationTable EmbeddedOperations(const validate::SchemaSet& schemas);
 // generation endpoints, which share one handler) that has no handler in `handlers`, or the first
 // handler that has no operation.
 void CheckHandlers(const OperationTable& table, const std::set<std::string>& handlers);
+
+// CheckQuery returns the 400 issues of `req`'s query against `op.query_parameters`: a missing
+// required parameter, a value that is not of its schema's type (string, integer, or an array of
+// a repeated parameter), outside its enum, minLength/maxLength, minimum/maximum or maxItems, or
+// not a uuid (format uuid). The path of an issue is the parameter's name (and the index of a
+// repeated one). Parameters the operation does not declare are ignored.
+std::vector<Issue> CheckQuery(const Operation& op, const http::Request& req);
 
 // Camel turns a name into an identifier part: "text_to_image" gives "TextToImage" ('_', '-', '.'
 // and '/' separate words).

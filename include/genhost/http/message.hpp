@@ -37,8 +37,11 @@ struct Request {
     // Header returns the first header called `name` (case-insensitive), if present.
     std::optional<std::string_view> Header(std::string_view name) const;
 
-    // QueryParam returns the percent-decoded value of query parameter `name`, if present.
+    // QueryParam returns the percent-decoded value of query parameter `name`, if present (the
+    // first that decodes, when it is repeated).
     std::optional<std::string> QueryParam(std::string_view name) const;
+    // QueryParams returns every value of query parameter `name` (repeated parameters), in order.
+    std::vector<std::string> QueryParams(std::string_view name) const;
 };
 
 struct Response {

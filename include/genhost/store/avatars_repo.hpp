@@ -75,7 +75,9 @@ struct AvatarChange {
 
 // AvatarUpdate is the outcome of Update.
 struct AvatarUpdate {
-    enum class Kind { kUpdated, kNotFound, kConflict } kind = Kind::kNotFound;
+    // kMissingDocuments: a document of the new documentIds is not (or no longer) one of the
+    // organization's.
+    enum class Kind { kUpdated, kNotFound, kConflict, kMissingDocuments } kind = Kind::kNotFound;
     AvatarRecord avatar;          // kUpdated: the avatar, PROCESSING again
     std::string status;           // kConflict: the status that refused the change
     std::string previous_source;  // kUpdated with a new source: the replaced object, if any
@@ -113,8 +115,10 @@ class AvatarRepo {
     // Prepare registers this repository's statements with `db` (before db.Start()).
     static void Prepare(Database& db);
 
-    // Create stores `avatar` PROCESSING (committed before it returns) and returns it.
-    boost::asio::awaitable<AvatarRecord> Create(NewAvatar avatar);
+    // Create stores `avatar` PROCESSING (committed before it returns) and returns it; nullopt,
+    // storing nothing, when one of its documents is not (or no longer) one of the
+    // organization's. The documents stay until it commits (a concurrent delete waits).
+    boost::asio::awaitable<std::optional<AvatarRecord>> Create(NewAvatar avatar);
 
     // Get returns avatar `id` of `org_id`, or nullopt.
     boost::asio::awaitable<std::optional<AvatarRecord>> Get(std::string org_id, std::string id);
