@@ -65,8 +65,10 @@ std::vector<std::string> Request::QueryParams(std::string_view name) const {
         if (!key || *key != name) continue;
         if (eq == std::string_view::npos) {
             out.emplace_back();
-        } else if (auto value = PercentDecode(pair.substr(eq + 1), true)) {
-            out.push_back(std::move(*value));
+        } else {
+            // A value that does not decode (a stray '%') is kept as sent, for its check to refuse.
+            const std::string_view raw = pair.substr(eq + 1);
+            out.push_back(PercentDecode(raw, true).value_or(std::string(raw)));
         }
     }
     return out;

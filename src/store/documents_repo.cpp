@@ -253,11 +253,13 @@ boost::asio::awaitable<SearchResult> DocumentRepo::Search(
     if (!IsUuid(org_id) || limit < 1) co_return out;
     co_await db_.Run([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        const auto r = ids ? n.exec_prepared(kSearch, org_id, UuidArray(*ids), query, limit)
-                           : n.exec_prepared(kSearch, org_id, nullptr, query, limit);
+        // Whether an index is pending is asked first: a revision indexed between the two
+        // statements is then searched, never reported as done yet missed.
         const auto pending = ids ? n.exec_prepared(kPending, org_id, UuidArray(*ids))
                                  : n.exec_prepared(kPending, org_id, nullptr);
         out.indexing = pending[0][0].as<bool>();
+        const auto r = ids ? n.exec_prepared(kSearch, org_id, UuidArray(*ids), query, limit)
+                           : n.exec_prepared(kSearch, org_id, nullptr, query, limit);
         for (const auto& row : r) {
             out.strategy = row[0].as<std::string>();
             out.hits.push_back({row[1].as<std::string>(), row[2].as<std::string>(),

@@ -3,7 +3,8 @@
 // DATA_DIR/inputs/uploads/<id> and completes the row; a bad signature, another upload's policy,
 // an expired policy, a second upload, a too-large file or body and malformed forms are refused
 // with JSON errors (and a refused POST does not use up the upload); expired uploads are swept.
-// NodeSdk.* drives the official Node client (run by ctest node_uploads_sdk, which installs it).
+// NodeSdk.* drives the official Node client (run by ctest node_sdk, which installs it): its
+// uploads, and its documents and avatars.
 #include "helpers.hpp"
 
 #include "genhost/core/clock.hpp"
@@ -419,8 +420,8 @@ TEST_F(ExpiringUploads, ExpiredUploadsAreSweptWithTheirFiles) {
     EXPECT_THAT(server_->Log(), HasSubstr("expired upload"));
 }
 
-// The official Node client (CLIENTS.md 1.10) against this server. tests/node/run_uploads_sdk.sh
-// installs it and runs these tests with GENHOST_NODE_TEST_DIR set (ctest node_uploads_sdk).
+// The official Node client (CLIENTS.md 1.10) against this server. tests/node/run_node_sdk.sh
+// installs it and runs these tests with GENHOST_NODE_TEST_DIR set (ctest node_sdk).
 class NodeSdk : public UploadsBase {
   protected:
     static void SetUpTestSuite() {
@@ -430,18 +431,18 @@ class NodeSdk : public UploadsBase {
     static void TearDownTestSuite() { Stop(); }
     void SetUp() override {
         if (std::getenv("GENHOST_NODE_TEST_DIR") == nullptr) {
-            GTEST_SKIP() << "run by ctest node_uploads_sdk (tests/node/run_uploads_sdk.sh)";
+            GTEST_SKIP() << "run by ctest node_sdk (tests/node/run_node_sdk.sh)";
         }
         if (server_ == nullptr) GTEST_SKIP() << "no PostgreSQL configured";
     }
 
-    // RunNode runs tests/node/uploads_sdk.mjs and returns the JSON line it printed.
-    nlohmann::json RunNode(const std::string& png_path) {
+    // RunNode runs tests/node/`script` and returns the JSON line it printed.
+    nlohmann::json RunNode(const std::string& png_path,
+                           const std::string& script = "uploads_sdk.mjs") {
         const std::string dir = std::getenv("GENHOST_NODE_TEST_DIR");
         const std::string cmd =
             "cd '" + dir + "' && GENHOST_URL=http://127.0.0.1:" + std::to_string(server_->port()) +
-            " GENHOST_KEY=" + kTestKey + " GENHOST_PNG='" + png_path +
-            "' node uploads_sdk.mjs 2>&1";
+            " GENHOST_KEY=" + kTestKey + " GENHOST_PNG='" + png_path + "' node " + script + " 2>&1";
         FILE* pipe = popen(cmd.c_str(), "r");
         if (pipe == nullptr) throw std::runtime_error("popen failed");
         std::string out;
@@ -477,6 +478,46 @@ TEST_F(NodeSdk, CreateEphemeralUploadsAPngWhoseUriImageToVideoAccepts) {
     EXPECT_EQ(name, "frame.png");
     ASSERT_TRUE(result["task"].is_object()) << result.dump(2);
     EXPECT_TRUE(IsUuid(result["task"]["id"].get<std::string>())) << result.dump(2);
+}
+
+// documents.* and avatars.* with documents, as a new user of the official client would use them
+// (tests/node/documents_sdk.mjs): every answer parses, pages are followed to the end, and the
+// client raises its own error classes for a missing document and bad input.
+TEST_F(NodeSdk, DocumentsAndAvatarsWithDocuments) {
+    const fs::path file = fs::path(server_->data_dir()) / "portrait.png";
+    std::ofstream(file, std::ios::binary) << Png(600, 800);
+
+    const auto r = RunNode(file.string(), "documents_sdk.mjs");
+    ASSERT_FALSE(r.contains("error")) << r.dump(2) << "\n" << server_->Log();
+    ASSERT_EQ(r["created"].size(), 3u) << r.dump(2);
+    for (const auto& d : r["created"]) {
+        EXPECT_EQ(d["type"], "text");
+        EXPECT_EQ(d["usedBy"], nlohmann::json::array());
+    }
+    EXPECT_EQ(r["retrieved"]["name"], "Returns and refunds");
+    EXPECT_THAT(r["retrieved"]["content"].get<std::string>(), HasSubstr("# Returns policy"));
+    // Oldest first, two a page, all three, without content.
+    ASSERT_EQ(r["listed"].size(), 3u) << r.dump(2);
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(r["listed"][i]["id"], r["created"][i]["id"]);
+        EXPECT_EQ(r["listed"][i]["hasContent"], false);
+    }
+    EXPECT_EQ(r["avatar"]["documentIds"],
+              nlohmann::json::array({r["created"][0]["id"], r["created"][1]["id"]}));
+    ASSERT_EQ(r["usedBy"].size(), 1u) << r.dump(2);
+    EXPECT_EQ(r["usedBy"][0]["id"], r["avatar"]["id"]);
+    EXPECT_EQ(r["usedBy"][0]["name"], "Clerk");
+    EXPECT_EQ(r["afterDelete"], nlohmann::json::array({r["created"][0]["id"]}));
+    EXPECT_EQ(r["missing"]["notFound"], true) << r.dump(2);
+    EXPECT_EQ(r["missing"]["status"], 404);
+    EXPECT_EQ(r["invalid"]["badRequest"], true) << r.dump(2);
+    const auto& issues = r["invalid"]["body"]["issues"];
+    ASSERT_EQ(issues.size(), 2u) << r.dump(2);
+    EXPECT_EQ(issues[0]["path"], nlohmann::json::array({"content"}));
+    EXPECT_EQ(issues[1]["path"], nlohmann::json::array({"name"}));
+    EXPECT_EQ(r["attachGone"]["status"], 400);
+    EXPECT_EQ(r["attachGone"]["body"]["issues"][0]["path"],
+              nlohmann::json::array({"documentIds", "0"}));
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 # tests/node/CMakeLists.txt).
 # Usage: run_s3_store.sh S3_TEST_BINARY SOURCE_DIR WORK_DIR
 # Installs tests/node's packages into WORK_DIR (npm ci) when they are missing or the lock file
-# changed (the same folder and rule as lint_openapi.sh and run_uploads_sdk.sh; ctest never runs
+# changed (the same folder and rule as lint_openapi.sh and run_node_sdk.sh; ctest never runs
 # them at once), starts s3rver (pinned in package.json) on 127.0.0.1 on a free port with a
 # temporary folder and a bucket, and runs the S3OutputStoreTest.* tests of S3_TEST_BINARY
 # (tests/unit/outputs_s3_test.cpp) twice: over http and over https with a throwaway test CA.

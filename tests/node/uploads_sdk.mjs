@@ -3,7 +3,7 @@
 // uploads.createEphemeral uploads a PNG (POST /v1/uploads, then the multipart POST to the
 // returned uploadUrl), and POST /v1/image_to_video takes the returned URI as promptImage.
 //
-// Run by the gtest NodeSdk.* (tests/http/uploads_node_test.cpp) through run_uploads_sdk.sh.
+// Run by the gtest NodeSdk.* (tests/http/uploads_test.cpp) through run_node_sdk.sh.
 // Environment: GENHOST_URL, GENHOST_KEY, GENHOST_PNG (a file). Prints one JSON line:
 // {"uri": ..., "task": {...}} or {"uri"?: ..., "error": {...}}; exits 1 on an error.
 import RunwayML, { toFile } from '@runwayml/sdk';

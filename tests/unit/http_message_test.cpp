@@ -116,6 +116,17 @@ TEST(QueryParam, MissingIsNullopt) {
     EXPECT_EQ(req.QueryParam("b="), std::nullopt);
 }
 
+TEST(QueryParam, RepeatedParametersAndValuesThatDoNotDecode) {
+    Request req;
+    req.query = "id=a&x=1&id=b%20c&id=&bad=%zz&bad=ok";
+    EXPECT_EQ(req.QueryParams("id"), (std::vector<std::string>{"a", "b c", ""}));
+    EXPECT_EQ(req.QueryParam("id"), "a");
+    EXPECT_TRUE(req.QueryParams("none").empty());
+    // Kept as sent, so the parameter's check refuses it rather than the server ignoring it.
+    EXPECT_EQ(req.QueryParam("bad"), "%zz");
+    EXPECT_EQ(req.QueryParams("bad"), (std::vector<std::string>{"%zz", "ok"}));
+}
+
 TEST(QueryParam, EmptyValueAndBareKey) {
     Request req;
     req.query = "empty=&bare&x=1";
@@ -150,11 +161,13 @@ TEST(QueryParam, SkipsEmptyPairs) {
     EXPECT_EQ(req.QueryParam("b"), "2");
 }
 
-TEST(QueryParam, BadEscapeInValueIsNullopt) {
+// A value with a bad escape is present, as sent: its check refuses it (a cursor "%ZZ" is a 400,
+// never a silent first page).
+TEST(QueryParam, BadEscapeInValueIsKeptAsSent) {
     Request req;
     req.query = "a=%ZZ&b=%4&c=ok";
-    EXPECT_EQ(req.QueryParam("a"), std::nullopt);
-    EXPECT_EQ(req.QueryParam("b"), std::nullopt);
+    EXPECT_EQ(req.QueryParam("a"), "%ZZ");
+    EXPECT_EQ(req.QueryParam("b"), "%4");
     EXPECT_EQ(req.QueryParam("c"), "ok");
 }
 

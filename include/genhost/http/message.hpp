@@ -38,7 +38,7 @@ struct Request {
     std::optional<std::string_view> Header(std::string_view name) const;
 
     // QueryParam returns the percent-decoded value of query parameter `name`, if present (the
-    // first that decodes, when it is repeated).
+    // first, when it is repeated; a value that does not decode comes back as sent).
     std::optional<std::string> QueryParam(std::string_view name) const;
     // QueryParams returns every value of query parameter `name` (repeated parameters), in order.
     std::vector<std::string> QueryParams(std::string_view name) const;
