@@ -513,8 +513,8 @@ TEST_F(NodeSdk, DocumentsAndAvatarsWithDocuments) {
     EXPECT_EQ(r["invalid"]["badRequest"], true) << r.dump(2);
     const auto& issues = r["invalid"]["body"]["issues"];
     ASSERT_EQ(issues.size(), 2u) << r.dump(2);
-    EXPECT_EQ(issues[0]["path"], nlohmann::json::array({"content"}));
-    EXPECT_EQ(issues[1]["path"], nlohmann::json::array({"name"}));
+    EXPECT_EQ(issues[0]["path"], nlohmann::json::array({"name"}));
+    EXPECT_EQ(issues[1]["path"], nlohmann::json::array({"content"}));
     EXPECT_EQ(r["attachGone"]["status"], 400);
     EXPECT_EQ(r["attachGone"]["body"]["issues"][0]["path"],
               nlohmann::json::array({"documentIds", "0"}));
