@@ -36,6 +36,7 @@
 #include "genhost/tasks/retention_sweeper.hpp"
 #include "genhost/tasks/scratch.hpp"
 #include "genhost/tasks/upload_sweeper.hpp"
+#include "genhost/tasks/voice_processor.hpp"
 #include "genhost/tasks/worker_pool.hpp"
 #include "genhost/validate/schema_set.hpp"
 
@@ -321,13 +322,22 @@ int Serve(const Settings& settings) {
     genhost::tasks::AvatarProcessor avatar_processor(avatar_opts, avatars, output_store, inputs);
     genhost::tasks::JobEngineOptions job_opts;
     job_opts.owner = wopts.owner;
+    // Two runners: a voice's analysis and synthesis (a second or so) never hold up an avatar or
+    // a document's index behind it.
+    job_opts.runners = 2;
     job_opts.lease_seconds = 120;  // renewed every 40 s; one avatar takes well under a second
     genhost::store::DocumentRepo documents(db);
     genhost::tasks::DocumentIndexer document_indexer(documents);
+    genhost::store::VoiceRepo voices(db);
+    genhost::tasks::VoiceProcessorOptions voice_opts;
+    voice_opts.scratch_root = wopts.scratch_root;
+    genhost::tasks::VoiceProcessor voice_processor(voice_opts, voices, output_store, inputs);
     genhost::tasks::JobEngine job_engine(
         job_opts, jobs,
         {{"avatar", avatar_processor.Kind()},
-         {genhost::tasks::kDocumentJobKind, document_indexer.Kind()}});
+         {genhost::tasks::kDocumentJobKind, document_indexer.Kind()},
+         {genhost::tasks::kVoiceJobKind, voice_processor.Kind()},
+         {genhost::tasks::kOutputExpiryJobKind, voice_processor.ExpiryKind()}});
 
     genhost::store::Listener listener(
         s.database_url,
@@ -361,10 +371,12 @@ int Serve(const Settings& settings) {
     app.uploads.ttl_seconds = s.upload_ttl_seconds;
     app.inputs = &request_inputs;
     app.avatars.repo = &avatars;
-    app.avatars.resolver = &inputs;
+    app.input_files = &inputs;
     app.avatars.kick = [&job_engine] { job_engine.Kick(); };
     app.documents.repo = &documents;
     app.documents.kick = [&job_engine] { job_engine.Kick(); };
+    app.voices.repo = &voices;
+    app.voices.kick = [&job_engine] { job_engine.Kick(); };
     app.extra_gauges = [&] {
         std::vector<genhost::http::Sample> gauges{
             {"genhost_workers_running",

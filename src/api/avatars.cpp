@@ -10,6 +10,7 @@
 // and its pictures.
 #include "genhost/api/page.hpp"
 #include "handlers.hpp"
+#include "stored_media.hpp"
 
 #include "genhost/assets/resolver.hpp"
 #include "genhost/core/crypto.hpp"
@@ -74,12 +75,23 @@ constexpr std::array<PresetVoice, 30> kPresetVoices = {{
     {"luna", "Luna", "American English female voice, high pitch, steady pace"},
 }};
 
-// VoiceJson is the response form of a stored request voice (SPEC.md "Voice").
-nlohmann::json VoiceJson(const std::string& stored) {
-    const auto voice = nlohmann::json::parse(stored, nullptr, false);
+// VoiceJson is the response form of an avatar's voice (SPEC.md "Voice", CLIENTS.md 3.9): a
+// custom voice shows its name and description while it exists, and `deleted: true` without them
+// once it is gone.
+nlohmann::json VoiceJson(const store::AvatarRecord& a) {
+    const auto voice = nlohmann::json::parse(a.voice_json, nullptr, false);
     if (voice.value("type", "") == "custom") {
-        // No custom voice exists on this server (no Voices API yet), so a stored one has gone.
-        return {{"type", "custom"}, {"id", voice.value("id", "")}, {"deleted", true}};
+        nlohmann::json out = {{"type", "custom"}, {"id", voice.value("id", "")}};
+        if (!a.custom_voice) {
+            out["deleted"] = true;
+            return out;
+        }
+        out["deleted"] = false;
+        out["name"] = a.custom_voice->name;
+        out["description"] = a.custom_voice->description
+                                 ? nlohmann::json(*a.custom_voice->description)
+                                 : nlohmann::json();
+        return out;
     }
     const std::string id = voice.value("presetId", "");
     for (const auto& v : kPresetVoices) {
@@ -99,7 +111,7 @@ nlohmann::json AvatarJson(const App& app, const store::AvatarRecord& a) {
         {"name", a.name},
         {"personality", a.personality},
         {"startScript", a.start_script ? nlohmann::json(*a.start_script) : nlohmann::json()},
-        {"voice", VoiceJson(a.voice_json)},
+        {"voice", VoiceJson(a)},
         {"referenceImageUri", nullptr},
         {"processedImageUri", nullptr},
         {"documentIds", a.document_ids},
@@ -118,14 +130,15 @@ nlohmann::json AvatarJson(const App& app, const store::AvatarRecord& a) {
     return out;
 }
 
-// ReferenceIssues are the 400 issues of what the body refers to: a custom voice (this server
-// has no Voices API yet, so every id is unknown) and knowledge documents, which must be the
-// organization's.
+// ReferenceIssues are the 400 issues of what the body refers to: a custom voice, which must be
+// a READY voice of the organization, and knowledge documents, which must be the organization's.
 asio::awaitable<std::vector<Issue>> ReferenceIssues(App& app, const std::string& org_id,
                                                     const nlohmann::json& body) {
     std::vector<Issue> issues;
     if (body.contains("voice") && body.at("voice").value("type", "") == "custom") {
-        issues.push_back({"custom", {"voice", "id"}, "Voice not found"});
+        const std::string voice_id = LowerUuid(body.at("voice").value("id", ""));
+        const auto usable = co_await UsableVoice(app, org_id, voice_id);
+        if (!usable) issues.push_back({"custom", {"voice", "id"}, usable.error().message});
     }
     if (body.contains("documentIds")) {
         std::vector<std::string> ids;
@@ -143,77 +156,22 @@ asio::awaitable<std::vector<Issue>> ReferenceIssues(App& app, const std::string&
     co_return issues;
 }
 
-// StoredSource is where a request's reference image went: an object of the avatar's folder in
-// the output store, or (offline fetching) the URL the processor fetches.
-struct StoredSource {
-    std::string name;
-    std::string uri;
-};
-
-// StoreSource reads and probes `media` as a generation input is read, then moves its bytes into
-// the output store. On bad input it returns the 400.
-asio::awaitable<Result<StoredSource>> StoreSource(App& app, const std::string& org_id,
-                                                  const std::string& avatar_id,
-                                                  const std::string& media) {
-    StoredSource out;
-    if (app.inputs == nullptr || app.avatars.resolver == nullptr) {
-        out.uri = media;  // no asset reader here: the processor reads it
-        co_return out;
-    }
-    // The inputs are read into a folder of their own (not the avatar's id: a concurrent request
-    // for the same avatar must not share it), removed again below.
-    const std::string scratch_id = NewUuid();
-    assets::PrepareRequest prepare;
-    prepare.task_id = scratch_id;
-    prepare.org_id = org_id;
-    prepare.input = {{"referenceImage", media}};
-    prepare.media.push_back({{"referenceImage"}, "/referenceImage", MediaKind::kImage});
-    assets::Prepared prepared = co_await app.inputs->Prepare(std::move(prepare));
-    if (!prepared.issues.empty()) {
-        co_return ApiError::InvalidRequest("Invalid asset", std::move(prepared.issues));
-    }
-    const std::string value = prepared.input.at("referenceImage").get<std::string>();
-    if (value.rfind(assets::kInputReferenceScheme, 0) != 0) {
-        out.uri = value;  // offline fetching: the processor fetches the URL
-        co_return out;
-    }
-    out.name = "source-" + NewUuid().substr(0, 8);
-    std::exception_ptr failure;
-    co_await OnBlocking(app, [&] {
-        try {
-            const std::string path = app.avatars.resolver->Resolve(value, MediaKind::kImage, {});
-            std::ifstream in(path, std::ios::binary);
-            const std::string bytes((std::istreambuf_iterator<char>(in)),
-                                    std::istreambuf_iterator<char>());
-            if (!in.good() && !in.eof()) throw std::runtime_error("cannot read " + path);
-            app.outputs.Put(tasks::AvatarFolder(avatar_id), out.name, bytes);
-        } catch (...) {
-            failure = std::current_exception();
-        }
-    });
-    app.inputs->Discard(scratch_id);
-    if (failure) std::rethrow_exception(failure);
-    co_return out;
+// StoreSource keeps the reference image of a create or update request (stored_media.hpp).
+asio::awaitable<Result<StoredMedia>> StoreSource(App& app, const std::string& org_id,
+                                                 const std::string& avatar_id,
+                                                 const std::string& media) {
+    const std::vector<std::string> path = {"referenceImage"};
+    co_return co_await StoreMedia(app, org_id, tasks::AvatarFolder(avatar_id), media,
+                                  MediaKind::kImage, path, "source");
 }
 
-// kEverything names no object: RemoveObjects then removes the whole folder. (A named vector:
-// GCC 12 miscompiles braced temporaries in co_await arguments.)
-const std::vector<std::string> kEverything;
-
-// RemoveObjects deletes objects of an avatar's folder (or the whole folder with no names),
-// logging instead of failing: the answer no longer depends on it.
+// RemoveObjects deletes objects of an avatar's folder (or the whole folder with no names).
 asio::awaitable<void> RemoveObjects(App& app, const std::string& avatar_id,
                                     std::vector<std::string> names) {
-    co_await OnBlocking(app, [&] {
-        try {
-            const std::string folder = tasks::AvatarFolder(avatar_id);
-            if (names.empty()) app.outputs.DeleteTask(folder);
-            for (const auto& name : names) app.outputs.DeleteObject(folder, name);
-        } catch (const std::exception& e) {
-            spdlog::warn("avatar {}: removing stored pictures failed: {}", avatar_id, e.what());
-        }
-    });
+    co_await RemoveStored(app, tasks::AvatarFolder(avatar_id), std::move(names));
 }
+
+const std::vector<std::string>& kEverything = kWholeFolder;
 
 // DocumentIds are the ids of a documentIds array, each once (the first time it is named).
 std::vector<std::string> DocumentIds(const nlohmann::json& array) {

@@ -180,4 +180,17 @@ TierLimits LimitsFor(const catalog::Catalog& catalog, int tier, const std::strin
     return TierLimits{limits.max_concurrent_generations, limits.max_daily_generations};
 }
 
+asio::awaitable<Result<store::VoiceRecord>> UsableVoice(App& app, const std::string& org_id,
+                                                        const std::string& voice_id) {
+    std::optional<store::VoiceRecord> voice;
+    if (app.voices.repo != nullptr) voice = co_await app.voices.repo->Get(org_id, voice_id);
+    if (!voice) co_return ApiError::InvalidRequest("Voice not found");
+    if (voice->status != store::VoiceStatus::kReady) {
+        co_return ApiError::InvalidRequest("The voice is " +
+                                           std::string(store::VoiceStatusName(voice->status)) +
+                                           "; only a READY voice can be used");
+    }
+    co_return std::move(*voice);
+}
+
 }  // namespace genhost::api

@@ -56,6 +56,11 @@ boost::asio::awaitable<Result<nlohmann::json>> CheckedBody(App& app, std::string
 boost::asio::awaitable<Result<nlohmann::json>> CheckedBody(App& app, std::string&& body,
                                                            std::string schema, bool defaults);
 
+// UsableVoice looks up custom voice `voice_id` of `org_id`: the voice when it is READY, else why
+// it cannot be used ("Voice not found", or that it is not READY).
+boost::asio::awaitable<Result<store::VoiceRecord>> UsableVoice(App& app, const std::string& org_id,
+                                                               const std::string& voice_id);
+
 // CreditsJson renders a credit amount: an integer when whole, else a number.
 nlohmann::json CreditsJson(double credits);
 // AppendCreditsJson appends CreditsJson(credits) as JSON text to `out` (a whole amount without

@@ -46,6 +46,30 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
         auto& avatar = input["avatar"];
         avatar["portrait"] = "data:image/jpeg;base64," + Base64Encode(found.portrait);
         avatar["voice"] = nlohmann::json::parse(found.voice_json);
+        // The avatar's own custom voice, while it exists (a deleted one leaves the avatar's
+        // default voice, docs/voices.md).
+        if (avatar["voice"].value("type", "") == "custom" && app.voices.repo != nullptr) {
+            const std::string voice_id = LowerUuid(avatar["voice"].value("id", ""));
+            const auto voice = co_await app.voices.repo->Get(who.org_id, voice_id);
+            if (voice && voice->status == store::VoiceStatus::kReady) {
+                avatar["voice"]["profile"] = nlohmann::json::parse(voice->profile_json);
+            }
+        }
+    }
+    if (endpoint == "avatar_videos" && input.at("speech").contains("voice") &&
+        input.at("speech").at("voice").value("type", "") == "custom") {
+        // A custom voice must be READY and this organization's; its profile goes into the stored
+        // input, so the task speaks with it whatever happens to the voice later.
+        auto& voice = input["speech"]["voice"];
+        const std::string voice_id = LowerUuid(voice.value("id", ""));
+        const auto found = co_await UsableVoice(app, who.org_id, voice_id);
+        if (!found) {
+            std::vector<Issue> issues = {
+                {"custom", {"speech", "voice", "id"}, found.error().message}};
+            co_return http::Response::Error(
+                ApiError::InvalidRequest("Invalid request body", std::move(issues)), app.doc_url);
+        }
+        voice["profile"] = nlohmann::json::parse(found->profile_json);
     }
     const std::string id = NewOrderedUuid();
 

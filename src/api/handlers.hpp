@@ -51,6 +51,7 @@ class Bindings {
 void RegisterTaskRoutes(Bindings& b);      // tasks.cpp
 void RegisterAvatarRoutes(Bindings& b);    // avatars.cpp
 void RegisterDocumentRoutes(Bindings& b);  // documents.cpp
+void RegisterVoiceRoutes(Bindings& b);     // voices.cpp
 void RegisterUploadRoutes(Bindings& b);    // uploads.cpp
 void RegisterOutputRoutes(Bindings& b);    // outputs.cpp
 void RegisterHealthRoutes(Bindings& b);    // health.cpp (and /docs/errors)

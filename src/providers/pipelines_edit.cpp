@@ -11,6 +11,7 @@
 #include "edit_filters.hpp"
 #include "genhost/media/audio.hpp"
 #include "genhost/media/video.hpp"
+#include "genhost/media/voice_profile.hpp"
 #include "pipelines.hpp"
 #include "video_frame_pipeline.hpp"
 
@@ -484,21 +485,32 @@ std::vector<Output> AvatarVideos(const PipelineEnv& env, TaskContext& ctx) {
             throw TaskFailure("ASSET.INVALID", "The audio of `speech.audio` is empty");
         }
     } else {
+        // The voice: speech.voice, else the custom avatar's own, else the avatar's default. A
+        // custom voice carries its profile (copied in when the task was created); one without
+        // (deleted before) leaves the default.
         std::string voice_id = edit::DefaultAvatarVoice(avatar_id);
-        if (custom && avatar.contains("voice") && avatar.at("voice").is_object()) {
-            const auto& own = avatar.at("voice");
-            voice_id = own.value("type", "") == "custom" ? own.value("id", voice_id)
-                                                         : own.value("presetId", voice_id);
+        const nlohmann::json* profile = nullptr;
+        const auto choose = [&](const nlohmann::json& voice) {
+            if (!voice.is_object()) return;
+            if (voice.value("type", "") == "custom") {
+                if (voice.contains("profile")) profile = &voice.at("profile");
+            } else {
+                voice_id = voice.value("presetId", voice_id);
+                profile = nullptr;
+            }
+        };
+        if (custom && avatar.contains("voice")) choose(avatar.at("voice"));
+        if (speech.contains("voice")) choose(speech.at("voice"));
+        const auto keep_going = [&] { return !ctx.IsCancelled(); };
+        media::AudioBuffer spoken;
+        if (profile != nullptr) {
+            spoken = media::SpeakWithProfile(media::ProfileFromJson(*profile),
+                                             speech.value("text", ""), keep_going);
+        } else {
+            media::SpeechParams params = edit::AvatarVoice(voice_id);
+            params.text = speech.value("text", "");
+            spoken = media::SynthesizeSpeech(params, keep_going);
         }
-        if (speech.contains("voice")) {
-            const auto& voice = speech.at("voice");
-            voice_id = voice.value("type", "") == "custom" ? voice.value("id", voice_id)
-                                                           : voice.value("presetId", voice_id);
-        }
-        media::SpeechParams params = edit::AvatarVoice(voice_id);
-        params.text = speech.value("text", "");
-        const media::AudioBuffer spoken =
-            media::SynthesizeSpeech(params, [&] { return !ctx.IsCancelled(); });
         ctx.CheckCancelled();
         audio = media::Resample(spoken, media::kAudioSampleRate, 1);
         if (audio.frames() == 0) {

@@ -1,20 +1,31 @@
 #include "genhost/store/avatars_repo.hpp"
 
+#include "keyset_page.hpp"
+
 #include "genhost/core/crypto.hpp"
 #include "genhost/core/ids.hpp"
 
+#include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 
 namespace genhost::store {
 
 namespace {
+// A custom voice's name and description, as JSON [name, description], while the voice exists
+// (NULL otherwise, and for preset voices).
+#define AVATAR_CUSTOM_VOICE(a)                                            \
+    "(SELECT json_build_array(v.name, v.description)::text FROM voices v" \
+    " WHERE " a "voice->>'type' = 'custom' AND v.org_id = " a             \
+    "org_id"                                                              \
+    " AND v.id::text = " a "voice->>'id')"
+
 // Times travel as microseconds since the epoch; the document ids as a comma-separated list;
 // the portrait as base64 (a few hundred kB at most).
 constexpr const char* kColumns =
     "id::text, org_id::text, name, personality, start_script, voice::text,"
     " array_to_string(document_ids, ','), image_processing, status, failure_reason,"
     " has_previews, revision, (extract(epoch FROM created_at) * 1000000)::bigint,"
-    " (extract(epoch FROM updated_at) * 1000000)::bigint";
+    " (extract(epoch FROM updated_at) * 1000000)::bigint, " AVATAR_CUSTOM_VOICE("");
 
 constexpr const char* kInsert = "avatars_insert";
 // The documents it attaches are held (FOR KEY SHARE) until it commits, and must all exist: a
@@ -72,7 +83,8 @@ const std::string kUpdateSql =
     "a.id::text, a.org_id::text, a.name, a.personality, a.start_script, a.voice::text,"
     " array_to_string(a.document_ids, ','), a.image_processing, a.status, a.failure_reason,"
     " a.has_previews, a.revision, (extract(epoch FROM a.created_at) * 1000000)::bigint,"
-    " (extract(epoch FROM a.updated_at) * 1000000)::bigint, coalesce(old.source_name, '')";
+    " (extract(epoch FROM a.updated_at) * 1000000)::bigint, " AVATAR_CUSTOM_VOICE(
+        "a.") ", coalesce(old.source_name, '')";
 constexpr const char* kStatus = "avatars_status";
 constexpr const char* kStatusSql = "SELECT status FROM avatars WHERE id = $1 AND org_id = $2";
 constexpr const char* kDelete = "avatars_delete";
@@ -135,6 +147,13 @@ AvatarRecord ReadAvatar(const pqxx::row& r) {
     a.revision = r[11].as<int>();
     a.created_at = FromEpochMicros(r[12].as<long long>());
     a.updated_at = FromEpochMicros(r[13].as<long long>());
+    if (!r[14].is_null()) {
+        const auto v = nlohmann::json::parse(r[14].as<std::string>());
+        CustomVoiceInfo info;
+        info.name = v.at(0).get<std::string>();
+        if (!v.at(1).is_null()) info.description = v.at(1).get<std::string>();
+        a.custom_voice = std::move(info);
+    }
     return a;
 }
 
@@ -189,17 +208,7 @@ boost::asio::awaitable<AvatarPage> AvatarRepo::List(std::string org_id, int limi
     if (after && !IsUuid(after->id)) co_return page;
     co_await db_.Run([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        const auto r = n.exec_prepared(
-            kList, org_id, after.has_value(),
-            after ? static_cast<long long>(after->at.time_since_epoch().count()) : 0LL,
-            after ? after->id : std::string("00000000-0000-0000-0000-000000000000"), limit + 1);
-        for (const auto& row : r) {
-            if (static_cast<int>(page.avatars.size()) == limit) {
-                page.more = true;
-                break;
-            }
-            page.avatars.push_back(ReadAvatar(row));
-        }
+        page.more = ReadKeysetPage(n, kList, org_id, limit, after, ReadAvatar, page.avatars);
     });
     co_return page;
 }
@@ -221,7 +230,7 @@ boost::asio::awaitable<AvatarUpdate> AvatarRepo::Update(std::string org_id, std:
         if (!r.empty()) {
             out.kind = AvatarUpdate::Kind::kUpdated;
             out.avatar = ReadAvatar(r[0]);
-            if (ch.new_source) out.previous_source = r[0][14].as<std::string>();
+            if (ch.new_source) out.previous_source = r[0][15].as<std::string>();
         } else {
             const auto s = w.exec_prepared(kStatus, id, org_id);
             if (!s.empty()) {

@@ -1,5 +1,7 @@
 #include "genhost/store/documents_repo.hpp"
 
+#include "keyset_page.hpp"
+
 #include "genhost/core/ids.hpp"
 
 #include <nlohmann/json.hpp>
@@ -179,17 +181,9 @@ boost::asio::awaitable<DocumentPage> DocumentRepo::List(std::string org_id, Docu
     if (after && !IsUuid(after->id)) co_return page;
     co_await db_.Run([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        const auto r = n.exec_prepared(
-            ListName(order), org_id, after.has_value(),
-            after ? static_cast<long long>(after->at.time_since_epoch().count()) : 0LL,
-            after ? after->id : std::string("00000000-0000-0000-0000-000000000000"), limit + 1);
-        for (const auto& row : r) {
-            if (static_cast<int>(page.documents.size()) == limit) {
-                page.more = true;
-                break;
-            }
-            page.documents.push_back(ReadDocument(row, false));
-        }
+        page.more = ReadKeysetPage(
+            n, ListName(order), org_id, limit, after,
+            [](const pqxx::row& row) { return ReadDocument(row, false); }, page.documents);
     });
     co_return page;
 }

@@ -1,5 +1,7 @@
 #include "genhost/tasks/avatar_processor.hpp"
 
+#include "job_files.hpp"
+
 #include "genhost/core/ids.hpp"
 #include "genhost/media/image.hpp"
 #include "genhost/store/database.hpp"
@@ -65,29 +67,6 @@ void StretchLevels(media::RgbImage& image) {
     for (auto& v : image.pixels) v = map[v];
 }
 
-std::string ReadFile(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void WriteFile(const fs::path& path, const std::string& data) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
-}
-
-// ScratchDir is a private folder removed when it goes out of scope.
-struct ScratchDir {
-    fs::path path;
-    explicit ScratchDir(const std::string& root) : path(fs::path(root) / ("avatar-" + NewUuid())) {
-        fs::create_directories(path);
-    }
-    ~ScratchDir() {
-        std::error_code ignored;
-        fs::remove_all(path, ignored);
-    }
-};
-
 }  // namespace
 
 std::string AvatarFolder(std::string_view id) { return "avatar-" + LowerUuid(id); }
@@ -138,13 +117,13 @@ void AvatarProcessor::ProcessOne(const store::AvatarClaim& claim) {
     std::string reason;
     std::string portrait_jpeg;
     try {
-        ScratchDir scratch(options_.scratch_root);
+        JobScratch scratch(options_.scratch_root, "avatar");
         fs::path source_path;
         std::string source_bytes;
         if (!claim.source_uri.empty()) {
             // The request left the URL for later: fetch it, keep it as this avatar's source.
             source_path = fetch_.Resolve(claim.source_uri, MediaKind::kImage, scratch.path);
-            source_bytes = ReadFile(source_path);
+            source_bytes = ReadWholeFile(source_path);
             const std::string name = "source-" + NewUuid().substr(0, 8);
             outputs_.Put(folder, name, source_bytes);
             if (!repo_.SourceStoredSync(claim, name)) {
@@ -159,7 +138,7 @@ void AvatarProcessor::ProcessOne(const store::AvatarClaim& claim) {
             }
             source_bytes = outputs_.Read(folder, claim.source_name, 0, info->size);
             source_path = scratch.path / "source";
-            WriteFile(source_path, source_bytes);
+            WriteWholeFile(source_path, source_bytes);
         }
         const media::RgbImage source = media::LoadImageRgb(source_path.string(), 4096, 4096);
         const media::RgbImage portrait =

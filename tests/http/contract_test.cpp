@@ -390,6 +390,55 @@ TEST_F(ContractAnswers, EveryAnswerMatchesItsOperationsSchema) {
     contract.Check("DELETE", "/v1/documents/{id}",
                    c.Send("DELETE", "/v1/documents/" + doc_id, auth));
 
+    // Voices: designed (READY), cloned from a tone (FAILED: no speech), preview, list, get,
+    // update, an avatar speaking with one, delete, and the failures.
+    const auto designed = c.Send("POST", "/v1/voices", auth, R"({"name": "Narrator",
+        "from": {"type": "text", "model": "voice_ttv_v3",
+                 "prompt": "A calm, deep voice of an old British man"}})");
+    contract.Check("POST", "/v1/voices", designed);
+    ASSERT_EQ(designed.status, 200) << designed.body;
+    const std::string voice_id = designed.Json()["id"];
+    const auto toned = c.Send(
+        "POST", "/v1/voices", auth,
+        json{{"name", "Tone"},
+             {"from",
+              {{"type", "audio"}, {"audio", "data:audio/wav;base64," + Base64Encode(MakeWav(4))}}}}
+            .dump());
+    contract.Check("POST", "/v1/voices", toned);
+    contract.Check("POST", "/v1/voices", c.Send("POST", "/v1/voices", auth, R"({"name": "x"})"));
+    for (const auto& id : {voice_id, toned.Json()["id"].get<std::string>()}) {
+        std::string voice_status;
+        for (int i = 0; i < 300 && (voice_status.empty() || voice_status == "PROCESSING"); ++i) {
+            const auto got = c.Send("GET", "/v1/voices/" + id, auth);
+            contract.Check("GET", "/v1/voices/{id}", got);
+            voice_status = got.Json().value("status", "");
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    }
+    contract.Check("GET", "/v1/voices/{id}", c.Send("GET", "/v1/voices/" + missing, auth));
+    contract.Check("GET", "/v1/voices", c.Send("GET", "/v1/voices?limit=1", auth));
+    contract.Check("GET", "/v1/voices", c.Send("GET", "/v1/voices?cursor=nope", auth));
+    contract.Check("PATCH", "/v1/voices/{id}",
+                   c.Send("PATCH", "/v1/voices/" + voice_id, auth, "{}"));
+    contract.Check("PATCH", "/v1/voices/{id}",
+                   c.Send("PATCH", "/v1/voices/" + voice_id, auth,
+                          R"({"name": "Narrator 2", "description": null})"));
+    contract.Check("PATCH", "/v1/voices/{id}",
+                   c.Send("PATCH", "/v1/voices/" + missing, auth, R"({"name": "x"})"));
+    contract.Check("POST", "/v1/voices/preview",
+                   c.Send("POST", "/v1/voices/preview", auth,
+                          R"({"model": "voice_multilingual_ttv_v2",
+                              "prompt": "A bright young French woman, quick"})"));
+    contract.Check("POST", "/v1/voices/preview",
+                   c.Send("POST", "/v1/voices/preview", auth, R"({"prompt": "short"})"));
+    contract.Check("PATCH", "/v1/avatars/{id}",
+                   c.Send("PATCH", "/v1/avatars/" + avatar_id, auth,
+                          json{{"voice", {{"type", "custom"}, {"id", voice_id}}}}.dump()));
+    contract.Check("GET", "/v1/avatars/{id}", c.Send("GET", "/v1/avatars/" + avatar_id, auth));
+    contract.Check("DELETE", "/v1/voices/{id}", c.Send("DELETE", "/v1/voices/" + voice_id, auth));
+    contract.Check("DELETE", "/v1/voices/{id}", c.Send("DELETE", "/v1/voices/" + voice_id, auth));
+    contract.Check("GET", "/v1/avatars/{id}", c.Send("GET", "/v1/avatars/" + avatar_id, auth));
+
     contract.Check("DELETE", "/v1/avatars/{id}",
                    c.Send("DELETE", "/v1/avatars/" + avatar_id, auth));
     contract.Check("DELETE", "/v1/avatars/{id}",

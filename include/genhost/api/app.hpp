@@ -22,6 +22,7 @@
 #include "genhost/store/orgs.hpp"
 #include "genhost/store/tasks_repo.hpp"
 #include "genhost/store/uploads_repo.hpp"
+#include "genhost/store/voices_repo.hpp"
 #include "genhost/validate/schema_set.hpp"
 
 #include <boost/asio/thread_pool.hpp>
@@ -60,6 +61,9 @@ struct App {
     // Reads, probes and checks the media inputs of generation requests (src/assets); without
     // it media strings are stored as sent, unchecked.
     assets::RequestInputs* inputs = nullptr;
+    // Turns a stored input reference into its file (the media a resource keeps: an avatar's
+    // reference image, a voice's sample).
+    const providers::InputResolver* input_files = nullptr;
 
     // UploadsConfig is what the upload routes need (src/api/uploads.cpp, docs/uploads.md).
     struct UploadsConfig {
@@ -77,8 +81,6 @@ struct App {
     // AvatarsConfig is what the avatar routes need (src/api/avatars.cpp, docs/avatars.md).
     struct AvatarsConfig {
         store::AvatarRepo* repo = nullptr;
-        // Turns a stored input reference into its file (the reference image a request read).
-        const providers::InputResolver* resolver = nullptr;
         // Wakes this node's avatar processor after a create or update.
         std::function<void()> kick;
     };
@@ -93,6 +95,15 @@ struct App {
     };
     // Knowledge documents (/v1/documents, documentIds of avatars, the search extra) need `repo`.
     DocumentsConfig documents;
+
+    // VoicesConfig is what the voice routes need (src/api/voices.cpp, docs/voices.md).
+    struct VoicesConfig {
+        store::VoiceRepo* repo = nullptr;
+        // Wakes this node's job engine after a create (other nodes hear NOTIFY).
+        std::function<void()> kick;
+    };
+    // Custom voices (/v1/voices, custom voices of avatars and avatar_videos) need `repo`.
+    VoicesConfig voices;
 };
 
 // RegisterRoutes adds every operation of the operation table (genhost/api/operations.hpp) to

@@ -26,6 +26,12 @@
 
 namespace genhost::store {
 
+// CustomVoiceInfo is what an avatar shows of the custom voice it uses.
+struct CustomVoiceInfo {
+    std::string name;
+    std::optional<std::string> description;
+};
+
 // AvatarRecord is an avatar as the API shows it.
 struct AvatarRecord {
     std::string id;
@@ -34,6 +40,8 @@ struct AvatarRecord {
     std::string personality;
     std::optional<std::string> start_script;
     std::string voice_json;  // the request form: {"type":..., "presetId"|"id": ...}
+    // A custom voice that still exists (nullopt for a preset voice, or one deleted since).
+    std::optional<CustomVoiceInfo> custom_voice;
     std::vector<std::string> document_ids;
     std::string image_processing;  // "optimize" or "none"
     std::string status;            // PROCESSING, READY or FAILED
