@@ -520,5 +520,36 @@ TEST_F(NodeSdk, DocumentsAndAvatarsWithDocuments) {
               nlohmann::json::array({"documentIds", "0"}));
 }
 
+// voices.* as a new user of the official client would use them (tests/node/voices_sdk.mjs): a
+// preview, a designed voice and one cloned from the preview, READY; pages; updates; an avatar
+// speaking with the voice, which shows it deleted after the voice is.
+TEST_F(NodeSdk, VoicesDesignedClonedAndUsedByAnAvatar) {
+    const fs::path file = fs::path(server_->data_dir()) / "portrait.png";
+    std::ofstream(file, std::ios::binary) << Png(600, 800);
+
+    const auto r = RunNode(file.string(), "voices_sdk.mjs");
+    ASSERT_FALSE(r.contains("error")) << r.dump(2) << "\n" << server_->Log();
+    EXPECT_GT(r["preview"]["durationSecs"].get<double>(), 2) << r.dump(2);
+    EXPECT_EQ(r["previewType"], "audio/mpeg");
+    EXPECT_EQ(r["designed"]["status"], "READY") << r.dump(2);
+    EXPECT_EQ(r["designed"]["description"], "Reads the stories");
+    EXPECT_THAT(r["designed"]["previewUrl"].get<std::string>(), HasSubstr("preview.mp3"));
+    EXPECT_EQ(r["cloned"]["status"], "READY") << r.dump(2);
+    EXPECT_EQ(r["listed"].size(), 2u);
+    EXPECT_EQ(r["listed"][0], r["cloned"]["id"]);  // newest first
+    EXPECT_EQ(r["unchanged"]["name"], "Narrator");
+    EXPECT_EQ(r["renamed"]["name"], "Storyteller");
+    EXPECT_TRUE(r["renamed"]["description"].is_null());
+    EXPECT_EQ(r["avatarVoice"]["type"], "custom");
+    EXPECT_EQ(r["avatarVoice"]["deleted"], false);
+    EXPECT_EQ(r["avatarVoice"]["name"], "Storyteller");
+    EXPECT_EQ(r["avatarVoiceAfterDelete"]["deleted"], true);
+    EXPECT_FALSE(r["avatarVoiceAfterDelete"].contains("name"));
+    EXPECT_EQ(r["missing"]["notFound"], true);
+    EXPECT_EQ(r["clientLiteral"]["badRequest"], true) << r.dump(2);
+    EXPECT_EQ(r["clientLiteral"]["body"]["issues"][0]["path"],
+              nlohmann::json::array({"from", "model"}));
+}
+
 }  // namespace
 }  // namespace genhost::testing
