@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 
@@ -63,6 +64,14 @@ int SynthCallback(short* wav, int count, espeak_EVENT* /*events*/) {
 struct Engine {
     std::string data_path;
 };
+
+// ListMutex is held while espeak_ListVoices rebuilds the engine's voice list, and while a
+// speaking child is forked: a child forked in the middle of a listing would inherit a half-made
+// list and fail to find its voice ("no voice en-us+f4", now and then, with two jobs at once).
+std::mutex& ListMutex() {
+    static std::mutex mu;
+    return mu;
+}
 
 // TheEngine initialises espeak-ng once per process (under a mutex) and returns its facts.
 const Engine& TheEngine() {
@@ -169,7 +178,11 @@ AudioBuffer SpeakOnce(const SpeechParams& params, const std::function<bool()>& k
     if (::pipe2(fds, O_CLOEXEC) != 0) throw MediaError("pipe2 failed");
     Fd read_end(fds[0]);
     Fd write_end(fds[1]);
-    const pid_t pid = ::fork();
+    pid_t pid = 0;
+    {
+        std::lock_guard lock(ListMutex());
+        pid = ::fork();
+    }
     if (pid < 0) throw MediaError("fork failed");
     if (pid == 0) {
         ::close(fds[0]);
@@ -246,23 +259,28 @@ bool SpeechVoiceExists(const std::string& name) {
         struct stat st {};
         if (::stat((engine.data_path + "/voices/!v/" + variant).c_str(), &st) != 0) return false;
     }
-    // espeak_ListVoices reads the voice files; it does not touch the synthesis state.
-    static std::mutex mu;
-    std::lock_guard lock(mu);
-    for (const espeak_VOICE* const* v = espeak_ListVoices(nullptr); v != nullptr && *v != nullptr;
-         ++v) {
+    // espeak_ListVoices reads the voice files and rebuilds the engine's list of them, which a
+    // speaking child forked meanwhile would inherit half made (ListMutex). The files do not
+    // change while the process runs, so each language is looked up once.
+    static std::map<std::string, bool> known;
+    std::lock_guard lock(ListMutex());
+    if (const auto it = known.find(language); it != known.end()) return it->second;
+    bool found = false;
+    for (const espeak_VOICE* const* v = espeak_ListVoices(nullptr);
+         !found && v != nullptr && *v != nullptr; ++v) {
         if ((*v)->identifier != nullptr) {
             const std::string id = (*v)->identifier;
             const auto slash = id.rfind('/');
-            if (id.substr(slash == std::string::npos ? 0 : slash + 1) == language) return true;
+            if (id.substr(slash == std::string::npos ? 0 : slash + 1) == language) found = true;
         }
         // languages: a list of (priority byte, NUL-terminated name), ended by a 0 priority.
-        for (const char* l = (*v)->languages; l != nullptr && *l != 0;
+        for (const char* l = (*v)->languages; !found && l != nullptr && *l != 0;
              l += std::strlen(l + 1) + 2) {
-            if (language == l + 1) return true;
+            if (language == l + 1) found = true;
         }
     }
-    return false;
+    known.emplace(language, found);
+    return found;
 }
 
 }  // namespace genhost::media

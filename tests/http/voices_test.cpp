@@ -113,8 +113,10 @@ TEST_F(VoicesApi, ADesignedVoiceIsReadyWithAPreviewGenhostServes) {
 TEST_F(VoicesApi, AvatarVideosSpeakWithTheCustomVoicesPitch) {
     const std::string low = Designed("A very deep, low voice of an old man, slow and calm");
     const std::string high = Designed("A high, squeaky voice of a young girl, fast and bright");
-    ASSERT_EQ(Settled(low)["status"], "READY");
-    ASSERT_EQ(Settled(high)["status"], "READY");
+    const auto low_voice = Settled(low);
+    const auto high_voice = Settled(high);
+    ASSERT_EQ(low_voice["status"], "READY") << low_voice.dump() << server_->Log();
+    ASSERT_EQ(high_voice["status"], "READY") << high_voice.dump() << server_->Log();
     const double low_f0 = SpokenPitch({{"type", "custom"}, {"id", low}});
     const double high_f0 = SpokenPitch({{"type", "custom"}, {"id", high}});
     EXPECT_LT(std::abs(12 * std::log2(low_f0 / TargetF0(low))), 2.5) << low_f0;

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <unistd.h>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <numbers>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "genhost/media/audio.hpp"
@@ -285,6 +287,29 @@ TEST(SpeechTest, RateChangesLength) {
     SpeechParams fast = slow;
     fast.rate_wpm = 300;
     EXPECT_GT(SynthesizeSpeech(slow).seconds(), 1.8 * SynthesizeSpeech(fast).seconds());
+}
+
+// Looking voices up on one thread while another speaks: every child finds its voice. (A child
+// forked while espeak_ListVoices rebuilt the voice list failed with "no voice" now and then.)
+TEST(SpeechTest, SpeakingWhileAnotherThreadListsVoices) {
+    std::atomic<bool> stop{false};
+    std::thread lister([&] {
+        while (!stop) EXPECT_TRUE(SpeechVoiceExists("en-us+f4"));
+    });
+    SpeechParams params;
+    params.text = "Hi.";
+    params.voice = "en-us+f4";
+    int failures = 0;
+    for (int i = 0; i < 20; ++i) {
+        try {
+            SynthesizeSpeech(params);
+        } catch (const MediaError& e) {
+            ++failures;
+        }
+    }
+    stop = true;
+    lister.join();
+    EXPECT_EQ(failures, 0);
 }
 
 TEST(SpeechTest, UnknownVoicesFail) {
