@@ -47,8 +47,9 @@ assert t["status"] == "SUCCEEDED", t
 url = t["output"][0]; path = url[url.index("/", url.index("//") + 2):]
 conn.request("GET", path); r = conn.getresponse(); audio = r.read()
 kind = r.getheader("content-type")
-out = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", "-"],
-                     input=audio, capture_output=True).stdout.decode().strip()
+open(work + "/sample", "wb").write(audio)
+out = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0",
+                      work + "/sample"], capture_output=True).stdout.decode().strip()
 print(f"sample: {len(audio)} bytes of {kind}, {float(out):.1f} s", flush=True)
 uri = f"data:{kind};base64," + base64.b64encode(audio).decode()
 client_ms, ids = [], []

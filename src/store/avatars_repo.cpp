@@ -50,13 +50,10 @@ const std::string kInsertSql =
 constexpr const char* kGet = "avatars_get";
 const std::string kGetSql =
     std::string("SELECT ") + kColumns + " FROM avatars WHERE id = $1 AND org_id = $2";
-// Keyset pagination, newest first: $3 and $4 are the cursor (created_at in microseconds, id),
-// or NULL for the first page. $5 is the page size plus one (to know whether more follow).
-constexpr const char* kList = "avatars_list";
-const std::string kListSql = std::string("SELECT ") + kColumns +
-                             " FROM avatars WHERE org_id = $1 AND ($2 = false OR (created_at, id) <"
-                             " (to_timestamp($3::bigint / 1000000.0), $4::uuid))"
-                             " ORDER BY created_at DESC, id DESC LIMIT $5";
+// GET /v1/avatars: newest first.
+const KeysetList kList{"avatars_list",
+                       std::string("SELECT ") + kColumns + " FROM avatars WHERE org_id = $1",
+                       "created_at", "id", false};
 // An update starts a new revision in PROCESSING. A PROCESSING avatar is not changed (the caller
 // learns why from kStatus).
 constexpr const char* kUpdate = "avatars_update";
@@ -162,7 +159,7 @@ AvatarRecord ReadAvatar(const pqxx::row& r) {
 void AvatarRepo::Prepare(Database& db) {
     db.Prepare(kInsert, kInsertSql);
     db.Prepare(kGet, kGetSql);
-    db.Prepare(kList, kListSql);
+    kList.Prepare(db);
     db.Prepare(kUpdate, kUpdateSql);
     db.Prepare(kStatus, kStatusSql);
     db.Prepare(kDelete, kDeleteSql);

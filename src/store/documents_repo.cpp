@@ -29,22 +29,13 @@ constexpr const char* kGet = "documents_get";
 const std::string kGetSql = std::string("SELECT ") + kColumns +
                             ", d.content FROM documents d WHERE d.id = $1 AND d.org_id = $2";
 
-// The four orders of GET /v1/documents, each a keyset page: $2 says whether a cursor ($3 the
-// time in microseconds, $4 the id) is given, $5 is the page size plus one.
-std::string ListName(const DocumentOrder& o) {
-    return std::string("documents_list_") +
-           (o.by == DocumentOrder::By::kCreatedAt ? "created" : "updated") +
-           (o.ascending ? "_asc" : "_desc");
-}
-std::string ListSql(const DocumentOrder& o) {
-    const std::string column =
-        o.by == DocumentOrder::By::kCreatedAt ? "d.created_at" : "d.updated_at";
-    const std::string dir = o.ascending ? "ASC" : "DESC";
-    return std::string("SELECT ") + kColumns +
-           " FROM documents d WHERE d.org_id = $1 AND ($2 = false OR (" + column + ", d.id) " +
-           (o.ascending ? ">" : "<") +
-           " (to_timestamp($3::bigint / 1000000.0), $4::uuid)) ORDER BY " + column + " " + dir +
-           ", d.id " + dir + " LIMIT $5";
+// The four orders of GET /v1/documents.
+KeysetList ListOf(const DocumentOrder& o) {
+    const bool created = o.by == DocumentOrder::By::kCreatedAt;
+    return {std::string("documents_list_") + (created ? "created" : "updated") +
+                (o.ascending ? "_asc" : "_desc"),
+            std::string("SELECT ") + kColumns + " FROM documents d WHERE d.org_id = $1",
+            created ? "d.created_at" : "d.updated_at", "d.id", o.ascending};
 }
 
 // A new content is a new revision (its indexing is queued by the trigger); a name alone is not.
@@ -133,7 +124,7 @@ void DocumentRepo::Prepare(Database& db) {
     for (const auto by : {DocumentOrder::By::kCreatedAt, DocumentOrder::By::kUpdatedAt}) {
         for (const bool ascending : {false, true}) {
             const DocumentOrder order{by, ascending};
-            db.Prepare(ListName(order), ListSql(order));
+            ListOf(order).Prepare(db);
         }
     }
     db.Prepare(kUpdate, kUpdateSql);
@@ -182,7 +173,7 @@ boost::asio::awaitable<DocumentPage> DocumentRepo::List(std::string org_id, Docu
     co_await db_.Run([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
         page.more = ReadKeysetPage(
-            n, ListName(order), org_id, limit, after,
+            n, ListOf(order), org_id, limit, after,
             [](const pqxx::row& row) { return ReadDocument(row, false); }, page.documents);
     });
     co_return page;

@@ -47,11 +47,9 @@ const std::string kInsertSql =
 constexpr const char* kGet = "voices_get";
 const std::string kGetSql =
     std::string("SELECT ") + kColumns + " FROM voices WHERE id = $1 AND org_id = $2";
-constexpr const char* kList = "voices_list";
-const std::string kListSql = std::string("SELECT ") + kColumns +
-                             " FROM voices WHERE org_id = $1 AND ($2 = false OR (created_at, id) <"
-                             " (to_timestamp($3::bigint / 1000000.0), $4::uuid))"
-                             " ORDER BY created_at DESC, id DESC LIMIT $5";
+const KeysetList kList{"voices_list",
+                       std::string("SELECT ") + kColumns + " FROM voices WHERE org_id = $1",
+                       "created_at", "id", false};
 constexpr const char* kUpdate = "voices_update";
 const std::string kUpdateSql =
     std::string(
@@ -102,7 +100,7 @@ VoiceRecord ReadVoice(const pqxx::row& r) {
 void VoiceRepo::Prepare(Database& db) {
     db.Prepare(kInsert, kInsertSql);
     db.Prepare(kGet, kGetSql);
-    db.Prepare(kList, kListSql);
+    kList.Prepare(db);
     db.Prepare(kUpdate, kUpdateSql);
     db.Prepare(kDelete, kDeleteSql);
     db.Prepare(kLoadWork, kLoadWorkSql);
