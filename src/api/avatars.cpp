@@ -117,7 +117,7 @@ nlohmann::json AvatarJson(const App& app, const store::AvatarRecord& a) {
         {"documentIds", a.document_ids},
         {"createdAt", FormatTimestamp(a.created_at)},
         {"updatedAt", FormatTimestamp(a.updated_at)},
-        {"status", a.status},
+        {"status", store::ProcessingStatusName(a.status)},
     };
     if (a.has_previews) {
         const std::string folder = tasks::AvatarFolder(a.id);
@@ -126,7 +126,7 @@ nlohmann::json AvatarJson(const App& app, const store::AvatarRecord& a) {
         out["processedImageUri"] =
             app.signer.Url(folder, "processed.jpg", app.output_url_ttl_seconds);
     }
-    if (a.status == "FAILED") out["failureReason"] = a.failure_reason;
+    if (a.status == store::ProcessingStatus::kFailed) out["failureReason"] = a.failure_reason;
     return out;
 }
 
@@ -280,7 +280,7 @@ asio::awaitable<http::Response> UpdateAvatar(App& app, http::Request& req,
     // Known and not PROCESSING, before any image is read (Update checks both again, atomically).
     const auto current = co_await app.avatars.repo->Get(who.org_id, id);
     if (!current) co_return NotFound(app);
-    if (current->status == "PROCESSING") co_return StillProcessing(app);
+    if (current->status == store::ProcessingStatus::kProcessing) co_return StillProcessing(app);
 
     store::AvatarChange change;
     if (input.contains("name")) change.name = input.at("name").get<std::string>();

@@ -185,9 +185,9 @@ asio::awaitable<Result<store::VoiceRecord>> UsableVoice(App& app, const std::str
     std::optional<store::VoiceRecord> voice;
     if (app.voices.repo != nullptr) voice = co_await app.voices.repo->Get(org_id, voice_id);
     if (!voice) co_return ApiError::InvalidRequest("Voice not found");
-    if (voice->status != store::VoiceStatus::kReady) {
+    if (voice->status != store::ProcessingStatus::kReady) {
         co_return ApiError::InvalidRequest("The voice is " +
-                                           std::string(store::VoiceStatusName(voice->status)) +
+                                           std::string(store::ProcessingStatusName(voice->status)) +
                                            "; only a READY voice can be used");
     }
     co_return std::move(*voice);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -60,6 +61,23 @@ boost::asio::awaitable<Result<nlohmann::json>> CheckedBody(App& app, std::string
 // it cannot be used ("Voice not found", or that it is not READY).
 boost::asio::awaitable<Result<store::VoiceRecord>> UsableVoice(App& app, const std::string& org_id,
                                                                const std::string& voice_id);
+
+// DecodedBody is CheckedBody, then the validated input decoded into `T` by its nlohmann
+// `from_json` (the resource's file defines it beside the struct). The schema has checked every
+// field, so decoding cannot fail on shape; it only moves values into typed members.
+template <class T>
+boost::asio::awaitable<Result<T>> DecodedBody(App& app, std::string&& body, std::string schema,
+                                              bool defaults) {
+    auto checked = co_await CheckedBody(app, std::move(body), std::move(schema), defaults);
+    if (!checked) co_return checked.error();
+    co_return checked->template get<T>();
+}
+
+// OptionalField reads member `name` of `j` into `out` when present (a null leaves it empty).
+template <class V>
+void OptionalField(const nlohmann::json& j, const char* name, std::optional<V>& out) {
+    if (const auto it = j.find(name); it != j.end() && !it->is_null()) out = it->template get<V>();
+}
 
 // CreditsJson renders a credit amount: an integer when whole, else a number.
 nlohmann::json CreditsJson(double credits);

@@ -21,6 +21,24 @@ namespace {
 
 constexpr int kDefaultSearchHits = 5;
 
+// The request bodies (schemas/documents.json, documents_update.json), decoded.
+struct NewDocumentBody {
+    std::string name;
+    std::string content;
+};
+void from_json(const nlohmann::json& j, NewDocumentBody& b) {
+    j.at("name").get_to(b.name);
+    j.at("content").get_to(b.content);
+}
+struct DocumentChangeBody {
+    std::optional<std::string> name;
+    std::optional<std::string> content;
+};
+void from_json(const nlohmann::json& j, DocumentChangeBody& b) {
+    OptionalField(j, "name", b.name);
+    OptionalField(j, "content", b.content);
+}
+
 nlohmann::json DocumentJson(const App& app, const store::DocumentRecord& d) {
     nlohmann::json used_by = nlohmann::json::array();
     for (const auto& u : d.used_by) {
@@ -52,12 +70,10 @@ void Kick(App& app) {
 
 asio::awaitable<http::Response> CreateDocument(App& app, http::Request& req,
                                                const auth::Principal& who) {
-    auto checked = co_await CheckedBody(app, std::move(req.body), "documents", /*defaults=*/true);
-    if (!checked) co_return http::Response::Error(checked.error(), app.doc_url);
-    nlohmann::json input = std::move(*checked);
+    auto body = co_await DecodedBody<NewDocumentBody>(app, std::move(req.body), "documents", true);
+    if (!body) co_return http::Response::Error(body.error(), app.doc_url);
     const auto created = co_await app.documents.repo->Create(
-        NewUuid(), who.org_id, input.at("name").get<std::string>(),
-        std::move(input.at("content").get_ref<std::string&>()));
+        NewUuid(), who.org_id, std::move(body->name), std::move(body->content));
     Kick(app);
     co_return http::Response::Json(200, DocumentJson(app, created));
 }
@@ -97,18 +113,11 @@ asio::awaitable<http::Response> ListDocuments(App& app, http::Request& req,
 asio::awaitable<http::Response> UpdateDocument(App& app, http::Request& req,
                                                const auth::Principal& who) {
     const std::string id = LowerUuid(req.params["id"]);
-    auto checked =
-        co_await CheckedBody(app, std::move(req.body), "documents_update", /*defaults=*/false);
-    if (!checked) co_return http::Response::Error(checked.error(), app.doc_url);
-    nlohmann::json input = std::move(*checked);
-    std::optional<std::string> name;
-    std::optional<std::string> content;
-    if (input.contains("name")) name = input.at("name").get<std::string>();
-    if (input.contains("content")) {
-        content = std::move(input.at("content").get_ref<std::string&>());
-    }
-    const bool found =
-        co_await app.documents.repo->Update(who.org_id, id, std::move(name), std::move(content));
+    auto body = co_await DecodedBody<DocumentChangeBody>(app, std::move(req.body),
+                                                         "documents_update", false);
+    if (!body) co_return http::Response::Error(body.error(), app.doc_url);
+    const bool found = co_await app.documents.repo->Update(who.org_id, id, std::move(body->name),
+                                                           std::move(body->content));
     if (!found) co_return NotFound(app);
     Kick(app);
     co_return http::Response::NoContent();

@@ -33,8 +33,9 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
         std::string problem;
         if (!found.found) {
             problem = "Avatar not found";
-        } else if (found.status != "READY") {
-            problem = "The avatar is " + found.status + "; only a READY avatar can be used";
+        } else if (found.status != store::ProcessingStatus::kReady) {
+            problem = "The avatar is " + std::string(store::ProcessingStatusName(found.status)) +
+                      "; only a READY avatar can be used";
         } else if (found.portrait.empty()) {
             throw std::logic_error("READY avatar " + avatar_id + " has no portrait");
         }
@@ -51,7 +52,7 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
         if (avatar["voice"].value("type", "") == "custom" && app.voices.repo != nullptr) {
             const std::string voice_id = LowerUuid(avatar["voice"].value("id", ""));
             const auto voice = co_await app.voices.repo->Get(who.org_id, voice_id);
-            if (voice && voice->status == store::VoiceStatus::kReady) {
+            if (voice && voice->status == store::ProcessingStatus::kReady) {
                 avatar["voice"]["profile"] = nlohmann::json::parse(voice->profile_json);
             }
         }

@@ -23,18 +23,38 @@ namespace {
 
 constexpr double kPreviewSeconds = 86400;  // a preview's URL and object live 24 hours
 
+// The request bodies (schemas/voices_update.json, voices_preview.json), decoded.
+struct VoiceChangeBody {
+    std::optional<std::string> name;
+    bool has_description = false;  // given, maybe as null (which clears it)
+    std::optional<std::string> description;
+};
+void from_json(const nlohmann::json& j, VoiceChangeBody& b) {
+    OptionalField(j, "name", b.name);
+    b.has_description = j.contains("description");
+    OptionalField(j, "description", b.description);
+}
+struct PreviewBody {
+    std::string model;
+    std::string prompt;
+};
+void from_json(const nlohmann::json& j, PreviewBody& b) {
+    j.at("model").get_to(b.model);
+    j.at("prompt").get_to(b.prompt);
+}
+
 nlohmann::json VoiceJson(const App& app, const store::VoiceRecord& v) {
     nlohmann::json out = {
         {"id", v.id},
         {"createdAt", FormatTimestamp(v.created_at)},
         {"name", v.name},
         {"description", v.description ? nlohmann::json(*v.description) : nlohmann::json()},
-        {"status", store::VoiceStatusName(v.status)},
+        {"status", store::ProcessingStatusName(v.status)},
     };
-    if (v.status == store::VoiceStatus::kReady) {
+    if (v.status == store::ProcessingStatus::kReady) {
         out["previewUrl"] = app.signer.Url(tasks::VoiceFolder(v.id), "preview.mp3",
                                            std::min(app.output_url_ttl_seconds, kPreviewSeconds));
-    } else if (v.status == store::VoiceStatus::kFailed) {
+    } else if (v.status == store::ProcessingStatus::kFailed) {
         out["failureReason"] = v.failure_reason;
     }
     return out;
@@ -110,18 +130,13 @@ asio::awaitable<http::Response> ListVoices(App& app, http::Request& req,
 asio::awaitable<http::Response> UpdateVoice(App& app, http::Request& req,
                                             const auth::Principal& who) {
     const std::string id = LowerUuid(req.params["id"]);
-    auto checked =
-        co_await CheckedBody(app, std::move(req.body), "voices_update", /*defaults=*/false);
-    if (!checked) co_return http::Response::Error(checked.error(), app.doc_url);
-    const nlohmann::json input = std::move(*checked);
+    auto body =
+        co_await DecodedBody<VoiceChangeBody>(app, std::move(req.body), "voices_update", false);
+    if (!body) co_return http::Response::Error(body.error(), app.doc_url);
     store::VoiceChange change;
-    if (input.contains("name")) change.name = input.at("name").get<std::string>();
-    if (input.contains("description")) {
-        change.set_description = true;
-        if (!input.at("description").is_null()) {
-            change.description = input.at("description").get<std::string>();
-        }
-    }
+    change.name = std::move(body->name);
+    change.set_description = body->has_description;
+    change.description = std::move(body->description);
     const auto updated = co_await app.voices.repo->Update(who.org_id, id, std::move(change));
     if (!updated) co_return NotFound(app);
     co_return http::Response::Json(200, VoiceJson(app, *updated));
@@ -137,16 +152,12 @@ asio::awaitable<http::Response> DeleteVoice(App& app, http::Request& req,
 }
 
 asio::awaitable<http::Response> PreviewVoice(App& app, http::Request& req, const auth::Principal&) {
-    auto checked =
-        co_await CheckedBody(app, std::move(req.body), "voices_preview", /*defaults=*/true);
-    if (!checked) co_return http::Response::Error(checked.error(), app.doc_url);
-    const nlohmann::json input = std::move(*checked);
+    auto body = co_await DecodedBody<PreviewBody>(app, std::move(req.body), "voices_preview", true);
+    if (!body) co_return http::Response::Error(body.error(), app.doc_url);
     // The same model and description always design the same voice, and say the same text: the
     // preview is kept under their digest, and asking again only moves its expiry.
     const std::string folder =
-        "voice-preview-" + HexEncode(Sha256(input.at("model").get<std::string>() + "\n" +
-                                            input.at("prompt").get<std::string>()))
-                               .substr(0, 32);
+        "voice-preview-" + HexEncode(Sha256(body->model + "\n" + body->prompt)).substr(0, 32);
     double seconds = 0;
     co_await OnBlocking(app, [&] {
         const auto stored = app.outputs.Stat(folder, "preview.mp3");
@@ -158,8 +169,7 @@ asio::awaitable<http::Response> PreviewVoice(App& app, http::Request& req, const
                 return;
             }
         }
-        const media::VoiceProfile profile =
-            media::DesignVoiceProfile(input.at("prompt").get<std::string>());
+        const media::VoiceProfile profile = media::DesignVoiceProfile(body->prompt);
         const std::string mp3 = tasks::VoicePreviewMp3(profile, seconds);
         app.outputs.Put(folder, "preview.mp3", mp3);
         app.outputs.Put(folder, "seconds", std::to_string(seconds));

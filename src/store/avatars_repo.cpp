@@ -138,7 +138,7 @@ AvatarRecord ReadAvatar(const pqxx::row& r) {
     a.voice_json = r[5].as<std::string>();
     a.document_ids = SplitIds(r[6].is_null() ? std::string() : r[6].as<std::string>());
     a.image_processing = r[7].as<std::string>();
-    a.status = r[8].as<std::string>();
+    a.status = ParseProcessingStatus(r[8].as<std::string>());
     if (!r[9].is_null()) a.failure_reason = r[9].as<std::string>();
     a.has_previews = r[10].as<bool>();
     a.revision = r[11].as<int>();
@@ -231,9 +231,10 @@ boost::asio::awaitable<AvatarUpdate> AvatarRepo::Update(std::string org_id, std:
         } else {
             const auto s = w.exec_prepared(kStatus, id, org_id);
             if (!s.empty()) {
-                out.status = s[0][0].as<std::string>();
-                out.kind = out.status == "PROCESSING" ? AvatarUpdate::Kind::kConflict
-                                                      : AvatarUpdate::Kind::kMissingDocuments;
+                out.status = ParseProcessingStatus(s[0][0].as<std::string>());
+                out.kind = out.status == ProcessingStatus::kProcessing
+                               ? AvatarUpdate::Kind::kConflict
+                               : AvatarUpdate::Kind::kMissingDocuments;
             }
         }
         w.commit();
@@ -260,7 +261,7 @@ boost::asio::awaitable<PortraitLookup> AvatarRepo::Portrait(std::string org_id, 
         const auto r = n.exec_prepared(kPortrait, id, org_id);
         if (r.empty()) return;
         out.found = true;
-        out.status = r[0][0].as<std::string>();
+        out.status = ParseProcessingStatus(r[0][0].as<std::string>());
         encoded = r[0][1].as<std::string>();
         out.voice_json = r[0][2].as<std::string>();
     });

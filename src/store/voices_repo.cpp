@@ -10,26 +10,7 @@
 
 namespace genhost::store {
 
-std::string_view VoiceStatusName(VoiceStatus status) {
-    switch (status) {
-        case VoiceStatus::kProcessing:
-            return "PROCESSING";
-        case VoiceStatus::kReady:
-            return "READY";
-        case VoiceStatus::kFailed:
-            return "FAILED";
-    }
-    return "PROCESSING";
-}
-
 namespace {
-
-VoiceStatus ParseStatus(const std::string& text) {
-    if (text == "READY") return VoiceStatus::kReady;
-    if (text == "FAILED") return VoiceStatus::kFailed;
-    if (text == "PROCESSING") return VoiceStatus::kProcessing;
-    throw std::runtime_error("voices: unknown status " + text);
-}
 
 constexpr const char* kColumns =
     "id::text, org_id::text, name, description, source, status, coalesce(failure_reason, ''),"
@@ -86,7 +67,7 @@ VoiceRecord ReadVoice(const pqxx::row& r) {
     v.name = r[2].as<std::string>();
     if (!r[3].is_null()) v.description = r[3].as<std::string>();
     v.source = r[4].as<std::string>();
-    v.status = ParseStatus(r[5].as<std::string>());
+    v.status = ParseProcessingStatus(r[5].as<std::string>());
     v.failure_reason = r[6].as<std::string>();
     v.profile_json = r[7].as<std::string>();
     v.revision = r[8].as<std::int64_t>();

@@ -133,7 +133,7 @@ class Avatars : public ::testing::Test {
 
 TEST_F(Avatars, AreCreatedProcessingAndScopedToTheirOrganization) {
     const auto a = Create("Ada");
-    EXPECT_EQ(a.status, "PROCESSING");
+    EXPECT_EQ(a.status, store::ProcessingStatus::kProcessing);
     EXPECT_EQ(a.revision, 1);
     EXPECT_FALSE(a.start_script.has_value());
     EXPECT_TRUE(a.document_ids.empty());
@@ -176,14 +176,14 @@ TEST_F(Avatars, UpdatesOnlyWhenNotProcessingEachARevision) {
     rename.name = "Ada L.";
     const auto refused = Await(repo_->Update(org_, a.id, rename));
     EXPECT_EQ(refused.kind, UpdateKind::kConflict);
-    EXPECT_EQ(refused.status, "PROCESSING");
+    EXPECT_EQ(refused.status, store::ProcessingStatus::kProcessing);
 
     const auto claim = Claim("node-a");
     ASSERT_TRUE(claim.has_value());
     EXPECT_EQ(claim->id, a.id);
     ASSERT_TRUE(repo_->CompleteSync(*claim, "JPEGBYTES"));
     const auto portrait = Await(repo_->Portrait(org_, a.id));
-    EXPECT_EQ(portrait.status, "READY");
+    EXPECT_EQ(portrait.status, store::ProcessingStatus::kReady);
     EXPECT_EQ(portrait.portrait, "JPEGBYTES");
 
     store::AvatarChange change;
@@ -201,7 +201,7 @@ TEST_F(Avatars, UpdatesOnlyWhenNotProcessingEachARevision) {
     change.document_ids = std::vector<std::string>{doc};
     const auto updated = Await(repo_->Update(org_, a.id, change));
     ASSERT_EQ(updated.kind, UpdateKind::kUpdated);
-    EXPECT_EQ(updated.avatar.status, "PROCESSING");
+    EXPECT_EQ(updated.avatar.status, store::ProcessingStatus::kProcessing);
     EXPECT_EQ(updated.avatar.revision, 2);
     EXPECT_EQ(updated.avatar.name, "Ada L.");
     EXPECT_EQ(updated.avatar.personality, "helpful");  // unchanged
@@ -219,7 +219,7 @@ TEST_F(Avatars, UpdatesOnlyWhenNotProcessingEachARevision) {
     EXPECT_EQ(second->source_name, "source-2");
     ASSERT_TRUE(repo_->FailSync(*second, "not a face"));
     const auto failed = Await(repo_->Get(org_, a.id));
-    EXPECT_EQ(failed->status, "FAILED");
+    EXPECT_EQ(failed->status, store::ProcessingStatus::kFailed);
     EXPECT_EQ(failed->failure_reason, "not a face");
     store::AvatarChange clear;
     clear.set_start_script = true;
@@ -265,7 +265,7 @@ TEST_F(Avatars, TheProcessorMakesPortraitsAndFailsWhatIsNotAPicture) {
     EXPECT_EQ(engine->RunAvailable(), 3);
 
     const auto ready = Await(repo_->Portrait(org_, good.id));
-    EXPECT_EQ(ready.status, "READY");
+    EXPECT_EQ(ready.status, store::ProcessingStatus::kReady);
     const auto info = media::ProbeMedia(ready.portrait);
     EXPECT_EQ(info.video_codec, "mjpeg");
     EXPECT_EQ(info.width, 640);  // a square crop of the 640x960 picture
@@ -278,11 +278,11 @@ TEST_F(Avatars, TheProcessorMakesPortraitsAndFailsWhatIsNotAPicture) {
     EXPECT_TRUE(Await(repo_->Get(org_, good.id))->has_previews);
 
     const auto failed = Await(repo_->Get(org_, bad.id));
-    EXPECT_EQ(failed->status, "FAILED");
+    EXPECT_EQ(failed->status, store::ProcessingStatus::kFailed);
     EXPECT_NE(failed->failure_reason.find("could not be decoded"), std::string::npos)
         << failed->failure_reason;
     const auto missing = Await(repo_->Get(org_, gone.id));
-    EXPECT_EQ(missing->status, "FAILED");
+    EXPECT_EQ(missing->status, store::ProcessingStatus::kFailed);
     EXPECT_EQ(missing->failure_reason, "The reference image is no longer stored");
     EXPECT_EQ(engine->RunAvailable(), 0);
 }
@@ -302,7 +302,7 @@ TEST_F(Avatars, ProcessingFetchesAUrlLeftForLaterAndKeepsItAsTheSource) {
     auto engine = Engine();
     EXPECT_EQ(engine->RunAvailable(), 1);
     const auto ready = Await(repo_->Portrait(org_, a.id));
-    ASSERT_EQ(ready.status, "READY");
+    ASSERT_EQ(ready.status, store::ProcessingStatus::kReady);
     const auto info = media::ProbeMedia(ready.portrait);
     EXPECT_EQ(info.width, 300);  // `none`: as it is (not enlarged, not cropped)
     EXPECT_EQ(info.height, 200);

@@ -136,7 +136,7 @@ class Voices : public ::testing::Test {
 TEST_F(Voices, ScopedListedNewestFirstRenamedAndDeleted) {
     const auto a = Designed("A calm low voice of a middle-aged man");
     const auto b = Designed("A bright high voice of a young woman");
-    EXPECT_EQ(a.status, store::VoiceStatus::kProcessing);
+    EXPECT_EQ(a.status, store::ProcessingStatus::kProcessing);
     EXPECT_TRUE(jobs_->GetSync(tasks::kVoiceJobKind, a.id).has_value());
     EXPECT_FALSE(Await(repo_->Get(other_org_, a.id)).has_value());
     const auto page = Await(repo_->List(org_, 1, std::nullopt));
@@ -167,8 +167,8 @@ TEST_F(Voices, ACloneFollowsItsSamplesPitchAndHasAPreview) {
     EXPECT_EQ(RunJobs(), 2);
     const auto l = Get(low.id);
     const auto h = Get(high.id);
-    ASSERT_EQ(l.status, store::VoiceStatus::kReady) << l.failure_reason;
-    ASSERT_EQ(h.status, store::VoiceStatus::kReady) << h.failure_reason;
+    ASSERT_EQ(l.status, store::ProcessingStatus::kReady) << l.failure_reason;
+    ASSERT_EQ(h.status, store::ProcessingStatus::kReady) << h.failure_reason;
     const auto lp = media::ProfileFromJson(nlohmann::json::parse(l.profile_json));
     const auto hp = media::ProfileFromJson(nlohmann::json::parse(h.profile_json));
     EXPECT_LT(media::ProfileTargetF0(lp) * 1.2, media::ProfileTargetF0(hp));
@@ -199,7 +199,7 @@ TEST_F(Voices, SamplesWithoutSpeechOrTooShortFailWithTheReason) {
     const auto short_one = Cloned(Wav(blip));
     const auto garbage = Cloned("this is not audio at all");
     RunJobs();
-    EXPECT_EQ(Get(quiet.id).status, store::VoiceStatus::kFailed);
+    EXPECT_EQ(Get(quiet.id).status, store::ProcessingStatus::kFailed);
     EXPECT_EQ(Get(quiet.id).failure_reason, "The sample holds no speech");
     EXPECT_NE(Get(short_one.id).failure_reason.find("too short"), std::string::npos)
         << Get(short_one.id).failure_reason;
@@ -215,7 +215,7 @@ TEST_F(Voices, TheSameDescriptionDesignsTheSameVoice) {
     RunJobs();
     EXPECT_EQ(Get(a.id).profile_json, Get(b.id).profile_json);
     EXPECT_NE(Get(a.id).profile_json, Get(c.id).profile_json);
-    EXPECT_EQ(Get(c.id).status, store::VoiceStatus::kReady);
+    EXPECT_EQ(Get(c.id).status, store::ProcessingStatus::kReady);
 }
 
 TEST_F(Voices, AVoiceDeletedWhileItIsProcessedIsLeftAlone) {

@@ -16,6 +16,7 @@
 #include "genhost/core/clock.hpp"
 #include "genhost/store/database.hpp"
 #include "genhost/store/keyset.hpp"
+#include "genhost/store/processing_status.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -44,9 +45,9 @@ struct AvatarRecord {
     std::optional<CustomVoiceInfo> custom_voice;
     std::vector<std::string> document_ids;
     std::string image_processing;  // "optimize" or "none"
-    std::string status;            // PROCESSING, READY or FAILED
-    std::string failure_reason;    // FAILED only
-    bool has_previews = false;     // the output store holds reference.jpg and processed.jpg
+    ProcessingStatus status = ProcessingStatus::kProcessing;
+    std::string failure_reason;  // FAILED only
+    bool has_previews = false;   // the output store holds reference.jpg and processed.jpg
     int revision = 1;
     SysTime created_at;
     SysTime updated_at;
@@ -86,8 +87,8 @@ struct AvatarUpdate {
     // kMissingDocuments: a document of the new documentIds is not (or no longer) one of the
     // organization's.
     enum class Kind { kUpdated, kNotFound, kConflict, kMissingDocuments } kind = Kind::kNotFound;
-    AvatarRecord avatar;          // kUpdated: the avatar, PROCESSING again
-    std::string status;           // kConflict: the status that refused the change
+    AvatarRecord avatar;  // kUpdated: the avatar, PROCESSING again
+    ProcessingStatus status = ProcessingStatus::kProcessing;  // kConflict: what refused it
     std::string previous_source;  // kUpdated with a new source: the replaced object, if any
 };
 
@@ -100,7 +101,7 @@ struct AvatarPage {
 // PortraitLookup is what avatar_videos needs of a custom avatar.
 struct PortraitLookup {
     bool found = false;
-    std::string status;
+    ProcessingStatus status = ProcessingStatus::kProcessing;
     std::string portrait;  // READY: the processed picture's bytes (JPEG)
     std::string voice_json;
 };

@@ -14,6 +14,7 @@
 #include "genhost/core/clock.hpp"
 #include "genhost/store/database.hpp"
 #include "genhost/store/keyset.hpp"
+#include "genhost/store/processing_status.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -24,9 +25,6 @@
 
 namespace genhost::store {
 
-// VoiceStatus is where a voice is in its life; VoiceStatusName its API form.
-enum class VoiceStatus { kProcessing, kReady, kFailed };
-std::string_view VoiceStatusName(VoiceStatus status);
 
 // VoiceRecord is a voice as the API shows it, and what synthesis needs of it.
 struct VoiceRecord {
@@ -35,7 +33,7 @@ struct VoiceRecord {
     std::string name;
     std::optional<std::string> description;
     std::string source;  // "audio" or "text"
-    VoiceStatus status = VoiceStatus::kProcessing;
+    ProcessingStatus status = ProcessingStatus::kProcessing;
     std::string failure_reason;  // kFailed
     std::string profile_json;    // kReady: media::ProfileToJson's text
     std::int64_t revision = 1;
