@@ -40,7 +40,7 @@ std::string TaskJson(const store::TaskRecord& task, const std::vector<std::strin
     out += ",\"estimatedCost\":{\"credits\":";
     AppendCreditsJson(out, task.estimated_credits);
     out += '}';
-    if (task.status == "FAILED") {
+    if (task.status == store::TaskStatus::kFailed) {
         out += ",\"failure\":";
         AppendString(out, task.failure.value_or("The task failed."));
         out += ",\"failureCode\":";
@@ -48,19 +48,19 @@ std::string TaskJson(const store::TaskRecord& task, const std::vector<std::strin
     }
     out += ",\"id\":";
     AppendString(out, task.id);
-    if (task.status == "SUCCEEDED") {
+    if (task.status == store::TaskStatus::kSucceeded) {
         out += ",\"output\":[";
         for (std::size_t i = 0; i < output_urls.size(); ++i) {
             if (i > 0) out += ',';
             AppendString(out, output_urls[i]);
         }
         out += ']';
-    } else if (task.status == "RUNNING") {
+    } else if (task.status == store::TaskStatus::kRunning) {
         out += ",\"progress\":";
         out += nlohmann::json(task.progress.value_or(0.0)).dump();
     }
     out += ",\"status\":";
-    AppendString(out, task.status);
+    AppendString(out, store::TaskStatusName(task.status));
     out += '}';
     return out;
 }

@@ -18,7 +18,7 @@ asio::awaitable<http::Response> GetTask(App& app, http::Request& req, const auth
     if (!task) co_return http::Response::Error(ApiError::NotFound("Task not found"), app.doc_url);
 
     std::vector<std::string> urls;
-    if (task->status == "SUCCEEDED") {
+    if (task->status == store::TaskStatus::kSucceeded) {
         urls.reserve(task->outputs.size());
         for (const auto& name : task->outputs) {
             urls.push_back(app.signer.Url(task->id, name, app.output_url_ttl_seconds));

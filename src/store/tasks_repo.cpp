@@ -8,6 +8,32 @@
 
 namespace genhost::store {
 
+std::string_view TaskStatusName(TaskStatus status) {
+    switch (status) {
+        case TaskStatus::kPending:
+            return "PENDING";
+        case TaskStatus::kThrottled:
+            return "THROTTLED";
+        case TaskStatus::kRunning:
+            return "RUNNING";
+        case TaskStatus::kSucceeded:
+            return "SUCCEEDED";
+        case TaskStatus::kFailed:
+            return "FAILED";
+        case TaskStatus::kCancelled:
+            return "CANCELLED";
+    }
+    return "PENDING";
+}
+
+TaskStatus ParseTaskStatus(std::string_view text) {
+    for (const auto s : {TaskStatus::kPending, TaskStatus::kThrottled, TaskStatus::kRunning,
+                         TaskStatus::kSucceeded, TaskStatus::kFailed, TaskStatus::kCancelled}) {
+        if (TaskStatusName(s) == text) return s;
+    }
+    throw std::runtime_error("tasks: unknown status " + std::string(text));
+}
+
 namespace {
 
 constexpr const char* kCreate = "tasks_create";
@@ -134,7 +160,7 @@ TaskRecord ReadTask(const PgResult& r, int row) {
     t.id = r.String(row, 0);
     t.endpoint = r.String(row, 1);
     t.model = r.String(row, 2);
-    t.status = r.String(row, 3);
+    t.status = ParseTaskStatus(r.Text(row, 3));
     t.created_at = SysTime{std::chrono::microseconds{r.Int64(row, 4)}};
     t.estimated_credits = r.Double(row, 5);
     if (!r.IsNull(row, 6)) t.progress = r.Double(row, 6);
@@ -191,7 +217,7 @@ std::vector<CreateResult> ReadCreated(const PgResult& r, const std::vector<NewTa
             out[i].kind = CreateResult::Kind::kRateLimited;
             out[i].retry_after_seconds = static_cast<int>(r.Int64(i, 1));
         } else {
-            out[i].status = std::string(result);
+            out[i].status = ParseTaskStatus(result);
             out[i].created_at = SysTime{std::chrono::microseconds{r.Int64(i, 2)}};
         }
     }
@@ -324,22 +350,23 @@ bool TaskRepo::SetProgressSync(const std::string& id, const std::string& owner, 
     return held;
 }
 
-bool TaskRepo::FinishSync(const std::string& id, const std::string& owner,
-                          const std::string& status, const std::vector<std::string>& outputs,
-                          const std::string& failure, const std::string& failure_code) {
+bool TaskRepo::FinishSync(const std::string& id, const std::string& owner, TaskStatus status,
+                          const std::vector<std::string>& outputs, const std::string& failure,
+                          const std::string& failure_code) {
     bool done = false;
     const std::optional<std::string> outputs_json =
-        status == "SUCCEEDED" ? std::optional<std::string>(nlohmann::json(outputs).dump())
-                              : std::nullopt;
+        status == TaskStatus::kSucceeded
+            ? std::optional<std::string>(nlohmann::json(outputs).dump())
+            : std::nullopt;
     const std::optional<std::string> failure_opt =
         failure.empty() ? std::nullopt : std::optional<std::string>(failure);
     const std::optional<std::string> code_opt =
         failure_code.empty() ? std::nullopt : std::optional<std::string>(failure_code);
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        done =
-            n.exec_prepared(kFinish, id, owner, status, outputs_json, failure_opt, code_opt)[0][0]
-                .as<bool>();
+        done = n.exec_prepared(kFinish, id, owner, std::string(TaskStatusName(status)),
+                               outputs_json, failure_opt, code_opt)[0][0]
+                   .as<bool>();
     });
     return done;
 }

@@ -120,7 +120,8 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
     spdlog::debug("task {} started ({} {}, attempt {})", task.id, task.endpoint, task.model,
                   task.attempts);
 
-    std::string status = "SUCCEEDED";
+    // The end to record: SUCCEEDED or FAILED, nothing when cancelled.
+    std::optional<store::TaskStatus> status = store::TaskStatus::kSucceeded;
     std::string failure;
     std::string failure_code;
     std::vector<std::string> names;
@@ -187,29 +188,29 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
             ctx.CheckCancelled();
         }
     } catch (const providers::Cancelled&) {
-        status.clear();
+        status.reset();
     } catch (const providers::TaskFailure& e) {
-        status = "FAILED";
+        status = store::TaskStatus::kFailed;
         failure = e.what();
         failure_code = e.code();
     } catch (const std::exception& e) {
         spdlog::error("task {} failed inside its pipeline: {}", task.id, e.what());
-        status = "FAILED";
+        status = store::TaskStatus::kFailed;
         failure = "An internal error occurred while generating.";
         failure_code = "INTERNAL";
     }
 
     bool recorded = false;
     job->finishing = true;
-    if (!status.empty()) {
-        if (status != "SUCCEEDED") names.clear();
+    if (status) {
+        if (*status != store::TaskStatus::kSucceeded) names.clear();
         // The database may be briefly away: keep trying while the lease can still be ours.
         const auto give_up = std::chrono::steady_clock::now() +
                              std::chrono::duration<double>(options_.lease_seconds);
         for (;;) {
             try {
-                recorded =
-                    repo_.FinishSync(task.id, options_.owner, status, names, failure, failure_code);
+                recorded = repo_.FinishSync(task.id, options_.owner, *status, names, failure,
+                                            failure_code);
                 break;
             } catch (const std::exception& e) {
                 if (std::chrono::steady_clock::now() > give_up || stop_) break;
@@ -222,7 +223,7 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
         for (const auto& name : names) store_.DeleteObject(task.id, name);
     }
     if (recorded) {
-        spdlog::debug("task {} {}", task.id, status);
+        spdlog::debug("task {} {}", task.id, store::TaskStatusName(*status));
     } else if (stop_) {
         spdlog::info("task {} attempt {} stopped by the shutdown; it goes back to the queue",
                      task.id, task.attempts);

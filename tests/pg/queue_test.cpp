@@ -86,7 +86,7 @@ class Queue : public ::testing::Test {
         io_.restart();
         io_.run();
         const auto t = f.get();
-        return t ? t->status : "missing";
+        return t ? std::string(store::TaskStatusName(t->status)) : "missing";
     }
 
     // CreatePending stores `n` PENDING tasks at once (no concurrency limit to speak of).
@@ -144,7 +144,7 @@ TEST_F(Queue, CreateClaimFinish) {
     const std::string id = NewUuid();
     const auto created = Create(id);
     EXPECT_EQ(created.kind, store::CreateResult::Kind::kCreated);
-    EXPECT_EQ(created.status, "PENDING");
+    EXPECT_EQ(created.status, store::TaskStatus::kPending);
     EXPECT_EQ(Status(id), "PENDING");
 
     const auto claimed = tasks_->ClaimSync("node-a", 30);
@@ -156,27 +156,27 @@ TEST_F(Queue, CreateClaimFinish) {
     EXPECT_TRUE(tasks_->SetProgressSync(id, "node-a", 0.5));
     EXPECT_FALSE(tasks_->SetProgressSync(id, "node-b", 0.5));  // not its lease
 
-    EXPECT_FALSE(tasks_->FinishSync(id, "node-b", "SUCCEEDED", {"x.png"}, "", ""));
-    EXPECT_TRUE(tasks_->FinishSync(id, "node-a", "SUCCEEDED", {"x.png"}, "", ""));
+    EXPECT_FALSE(tasks_->FinishSync(id, "node-b", store::TaskStatus::kSucceeded, {"x.png"}, "", ""));
+    EXPECT_TRUE(tasks_->FinishSync(id, "node-a", store::TaskStatus::kSucceeded, {"x.png"}, "", ""));
     EXPECT_EQ(Status(id), "SUCCEEDED");
-    EXPECT_FALSE(tasks_->FinishSync(id, "node-a", "FAILED", {}, "again", "INTERNAL"));
+    EXPECT_FALSE(tasks_->FinishSync(id, "node-a", store::TaskStatus::kFailed, {}, "again", "INTERNAL"));
 }
 
 TEST_F(Queue, ThrottledTasksArePromotedOldestFirstWhenASlotFrees) {
     const std::string a = NewUuid(), b = NewUuid(), c = NewUuid();
-    EXPECT_EQ(Create(a).status, "PENDING");
-    EXPECT_EQ(Create(b).status, "THROTTLED");
-    EXPECT_EQ(Create(c).status, "THROTTLED");
+    EXPECT_EQ(Create(a).status, store::TaskStatus::kPending);
+    EXPECT_EQ(Create(b).status, store::TaskStatus::kThrottled);
+    EXPECT_EQ(Create(c).status, store::TaskStatus::kThrottled);
     const auto claimed = tasks_->ClaimSync("node", 30);
     ASSERT_TRUE(claimed);
     EXPECT_EQ(claimed->id, a);
     EXPECT_FALSE(tasks_->ClaimSync("node", 30));
-    ASSERT_TRUE(tasks_->FinishSync(a, "node", "SUCCEEDED", {}, "", ""));
+    ASSERT_TRUE(tasks_->FinishSync(a, "node", store::TaskStatus::kSucceeded, {}, "", ""));
     EXPECT_EQ(Status(b), "PENDING");
     EXPECT_EQ(Status(c), "THROTTLED");
     // A new task queues behind the throttled one even though... no slot is free anyway.
     const std::string d = NewUuid();
-    EXPECT_EQ(Create(d).status, "THROTTLED");
+    EXPECT_EQ(Create(d).status, store::TaskStatus::kThrottled);
 }
 
 TEST_F(Queue, CancellingReleasesTheSlotAndDeletingFinishedTasksReturnsOutputs) {
@@ -192,7 +192,7 @@ TEST_F(Queue, CancellingReleasesTheSlotAndDeletingFinishedTasksReturnsOutputs) {
 
     const auto claimed = tasks_->ClaimSync("node", 30);
     ASSERT_TRUE(claimed);
-    ASSERT_TRUE(tasks_->FinishSync(b, "node", "SUCCEEDED", {"o1.png", "o2.png"}, "", ""));
+    ASSERT_TRUE(tasks_->FinishSync(b, "node", store::TaskStatus::kSucceeded, {"o1.png", "o2.png"}, "", ""));
     auto g = asio::co_spawn(io_, tasks_->Cancel(org_, b, true), asio::use_future);
     io_.restart();
     io_.run();
@@ -209,7 +209,7 @@ TEST_F(Queue, OperatorCancelOfARunningTaskLosesTheWorkersLease) {
     EXPECT_EQ(tasks_->CancelSync("", a, false).kind, store::CancelResult::Kind::kCancelled);
     EXPECT_EQ(Status(a), "CANCELLED");
     EXPECT_TRUE(tasks_->HeartbeatSync("node", 30).empty());
-    EXPECT_FALSE(tasks_->FinishSync(a, "node", "SUCCEEDED", {}, "", ""));
+    EXPECT_FALSE(tasks_->FinishSync(a, "node", store::TaskStatus::kSucceeded, {}, "", ""));
     EXPECT_EQ(tasks_->CancelSync("", a, false).kind, store::CancelResult::Kind::kAlreadyFinished);
 }
 
@@ -302,7 +302,7 @@ TEST_F(Queue, ConcurrentCreationsShareTransactionsAndKeepTheLimitsExact) {
             EXPECT_GT(r.retry_after_seconds, 24 * 3600 - 60);
         } else {
             ++created;
-            if (r.status == "PENDING") ++pending;
+            if (r.status == store::TaskStatus::kPending) ++pending;
         }
     }
     EXPECT_EQ(created, 250);
@@ -324,8 +324,8 @@ TEST_F(Queue, ConcurrentCreationsShareTransactionsAndKeepTheLimitsExact) {
 // Migration 0006's fast path (a batch of one group whose tasks wait, far from the daily limit)
 // and the loop it falls back to, called directly so that the batches are exactly these.
 TEST_F(Queue, BatchesOfOneWaitingGroupAreStoredThrottledInOrderAndOthersGoThroughTheLoop) {
-    ASSERT_EQ(Create(NewUuid(), 1, 1000000).status, "PENDING");
-    ASSERT_EQ(Create(NewUuid(), 1, 1000000).status, "THROTTLED");
+    ASSERT_EQ(Create(NewUuid(), 1, 1000000).status, store::TaskStatus::kPending);
+    ASSERT_EQ(Create(NewUuid(), 1, 1000000).status, store::TaskStatus::kThrottled);
     pqxx::connection conn(db_->dsn());
     pqxx::nontransaction n(conn);
     const auto task = [&](const std::string& id, const std::string& model, int max_daily) {
@@ -426,7 +426,7 @@ TEST_F(Queue, ConcurrentPollsSeeOnlyTheirOwnOrganizationsTasks) {
         const auto t = f.get();
         ASSERT_TRUE(t);
         EXPECT_EQ(t->id, mine);
-        EXPECT_EQ(t->status, "PENDING");
+        EXPECT_EQ(t->status, store::TaskStatus::kPending);
     }
     for (auto& f : foreign) EXPECT_FALSE(f.get());
     for (auto& f : missing) EXPECT_FALSE(f.get());
@@ -584,7 +584,7 @@ TEST_F(Queue, TasksPastTheirRetentionAreDeletedWithTheirOutputs) {
         ASSERT_TRUE(claimed);
         ASSERT_EQ(claimed->id, id);
         store.Put(id, "x.png", "png bytes");
-        ASSERT_TRUE(tasks_->FinishSync(id, "node", "SUCCEEDED", {"x.png"}, "", ""));
+        ASSERT_TRUE(tasks_->FinishSync(id, "node", store::TaskStatus::kSucceeded, {"x.png"}, "", ""));
     }
     EXPECT_EQ(tasks_->CancelSync(org_, cancelled, false).kind,
               store::CancelResult::Kind::kCancelled);

@@ -27,13 +27,13 @@ std::string TreeJson(const store::TaskRecord& task, const std::vector<std::strin
     }
     json body = {{"id", task.id},
                  {"createdAt", FormatTimestamp(task.created_at)},
-                 {"status", task.status},
+                 {"status", store::TaskStatusName(task.status)},
                  {"estimatedCost", {{"credits", credits}}}};
-    if (task.status == "RUNNING") {
+    if (task.status == store::TaskStatus::kRunning) {
         body["progress"] = task.progress.value_or(0.0);
-    } else if (task.status == "SUCCEEDED") {
+    } else if (task.status == store::TaskStatus::kSucceeded) {
         body["output"] = urls;
-    } else if (task.status == "FAILED") {
+    } else if (task.status == store::TaskStatus::kFailed) {
         body["failure"] = task.failure.value_or("The task failed.");
         body["failureCode"] = task.failure_code.value_or("INTERNAL");
     }
@@ -43,7 +43,7 @@ std::string TreeJson(const store::TaskRecord& task, const std::vector<std::strin
 store::TaskRecord Task(std::string status) {
     store::TaskRecord t;
     t.id = "0b6f1c1e-3a53-4e7f-9d4c-2f0e5a6b7c8d";
-    t.status = std::move(status);
+    t.status = store::ParseTaskStatus(status);
     t.created_at = SysTime(std::chrono::milliseconds(1795000000123));
     t.estimated_credits = 5;
     return t;

@@ -25,12 +25,22 @@
 
 namespace genhost::store {
 
+// TaskStatus is where a task is in its life (docs/architecture.md, "The task queue"); stored and
+// answered as the words of TaskStatusName, compared as the enum everywhere else.
+enum class TaskStatus { kPending, kThrottled, kRunning, kSucceeded, kFailed, kCancelled };
+
+// TaskStatusName is PENDING, THROTTLED, RUNNING, SUCCEEDED, FAILED or CANCELLED.
+std::string_view TaskStatusName(TaskStatus status);
+
+// ParseTaskStatus reads a stored word; throws std::runtime_error for any other.
+TaskStatus ParseTaskStatus(std::string_view text);
+
 // TaskRecord is a task as GET /v1/tasks/{id} shows it.
 struct TaskRecord {
     std::string id;
     std::string endpoint;
     std::string model;
-    std::string status;  // PENDING, THROTTLED, RUNNING, SUCCEEDED, FAILED, CANCELLED
+    TaskStatus status = TaskStatus::kPending;
     SysTime created_at;
     double estimated_credits = 0;
     std::optional<double> progress;
@@ -54,7 +64,7 @@ struct NewTask {
 
 struct CreateResult {
     enum class Kind { kCreated, kRateLimited } kind = Kind::kCreated;
-    std::string status;  // PENDING or THROTTLED when created
+    TaskStatus status = TaskStatus::kPending;  // PENDING or THROTTLED when created
     SysTime created_at;
     int retry_after_seconds = 0;  // when rate limited
 };
@@ -118,7 +128,7 @@ class TaskRepo {
 
     // FinishSync ends a RUNNING task held by `owner` as SUCCEEDED (with `outputs`) or FAILED
     // (with `failure` and `failure_code`); false if the lease was lost (cancelled or re-queued).
-    bool FinishSync(const std::string& id, const std::string& owner, const std::string& status,
+    bool FinishSync(const std::string& id, const std::string& owner, TaskStatus status,
                     const std::vector<std::string>& outputs, const std::string& failure,
                     const std::string& failure_code);
 
