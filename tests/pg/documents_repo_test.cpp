@@ -207,11 +207,15 @@ TEST_F(Documents, SearchFindsAllWordsThenAnyWordThenSimilarWords) {
     EXPECT_EQ(r.strategy, "any_word");
     ASSERT_EQ(r.hits.size(), 2u);
 
-    // Misspelt: the organization's words that look like it.
+    // Misspelt: the organization's words that look like it, two letters swapped included.
     r = Search("custmos");
     EXPECT_EQ(r.strategy, "similar_words");
     ASSERT_FALSE(r.hits.empty());
     EXPECT_EQ(r.hits[0].heading, "Shipping > International");
+    r = Search("refnud");
+    EXPECT_EQ(r.strategy, "similar_words");
+    ASSERT_FALSE(r.hits.empty());
+    EXPECT_EQ(r.hits[0].heading, "Returns");
 
     // Nothing near, only stop words, or punctuation.
     EXPECT_EQ(Search("zzzzqqq").strategy, "none");
