@@ -376,6 +376,8 @@ int Serve(const Settings& settings) {
     app.documents.repo = &documents;
     app.documents.kick = [&job_engine] { job_engine.Kick(); };
     app.voices.repo = &voices;
+    genhost::store::RouterRepo routers(db);
+    app.routers.repo = &routers;
     app.voices.kick = [&job_engine] { job_engine.Kick(); };
     app.extra_gauges = [&] {
         std::vector<genhost::http::Sample> gauges{

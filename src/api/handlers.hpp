@@ -52,6 +52,7 @@ void RegisterTaskRoutes(Bindings& b);      // tasks.cpp
 void RegisterAvatarRoutes(Bindings& b);    // avatars.cpp
 void RegisterDocumentRoutes(Bindings& b);  // documents.cpp
 void RegisterVoiceRoutes(Bindings& b);     // voices.cpp
+void RegisterRouterRoutes(Bindings& b);    // routers.cpp
 void RegisterUploadRoutes(Bindings& b);    // uploads.cpp
 void RegisterOutputRoutes(Bindings& b);    // outputs.cpp
 void RegisterHealthRoutes(Bindings& b);    // health.cpp (and /docs/errors)

@@ -65,9 +65,10 @@ AuthedHandler WithQueryCheck(App& app, const Operation& op, AuthedHandler handle
 
 void RegisterRoutes(http::Router& router, App& app) {
     Bindings b(app);
-    for (const auto registrar : {RegisterTaskRoutes, RegisterAvatarRoutes, RegisterDocumentRoutes,
-                                 RegisterVoiceRoutes, RegisterUploadRoutes, RegisterOutputRoutes,
-                                 RegisterHealthRoutes, RegisterOpenApiRoutes}) {
+    for (const auto registrar :
+         {RegisterTaskRoutes, RegisterAvatarRoutes, RegisterDocumentRoutes, RegisterVoiceRoutes,
+          RegisterRouterRoutes, RegisterUploadRoutes, RegisterOutputRoutes, RegisterHealthRoutes,
+          RegisterOpenApiRoutes}) {
         registrar(b);
     }
     const OperationTable table = EmbeddedOperations(*app.schemas);

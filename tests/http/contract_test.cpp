@@ -444,6 +444,33 @@ TEST_F(ContractAnswers, EveryAnswerMatchesItsOperationsSchema) {
     contract.Check("DELETE", "/v1/avatars/{id}",
                    c.Send("DELETE", "/v1/avatars/" + avatar_id, auth));
 
+    // Routers: create (and a duplicate slug, an unknown model), list, get, update, delete, 404s.
+    const auto router = c.Send("POST", "/v1/routers", auth,
+                               R"({"slug": "contract", "settings": {"optimizeFor": "quality",
+                                   "models": {"mode": "allowlist_only", "ids": ["gen4_image"]},
+                                   "maxCreditsPerGeneration": {"image": 20}}})");
+    contract.Check("POST", "/v1/routers", router);
+    ASSERT_EQ(router.status, 200) << router.body;
+    const std::string router_id = router.Json()["id"];
+    contract.Check("POST", "/v1/routers",
+                   c.Send("POST", "/v1/routers", auth, R"({"slug": "contract"})"));
+    contract.Check("POST", "/v1/routers",
+                   c.Send("POST", "/v1/routers", auth,
+                          R"({"slug": "x", "settings": {"models": {"ids": ["nope"]}}})"));
+    contract.Check("GET", "/v1/routers", c.Send("GET", "/v1/routers?limit=1", auth));
+    contract.Check("GET", "/v1/routers/{id}", c.Send("GET", "/v1/routers/" + router_id, auth));
+    contract.Check("GET", "/v1/routers/{id}", c.Send("GET", "/v1/routers/" + missing, auth));
+    contract.Check(
+        "PATCH", "/v1/routers/{id}",
+        c.Send("PATCH", "/v1/routers/" + router_id, auth,
+               R"({"name": "Contract", "settings": {"fallback": {"onCapacity": true}}})"));
+    contract.Check("PATCH", "/v1/routers/{id}",
+                   c.Send("PATCH", "/v1/routers/" + router_id, auth, R"({"slug": "other"})"));
+    contract.Check("DELETE", "/v1/routers/{id}",
+                   c.Send("DELETE", "/v1/routers/" + router_id, auth));
+    contract.Check("DELETE", "/v1/routers/{id}",
+                   c.Send("DELETE", "/v1/routers/" + router_id, auth));
+
     // Every operation was reached.
     for (const auto& op : contract.operations()) {
         EXPECT_TRUE(contract.answered().count(op)) << "no request reached " << op;

@@ -20,6 +20,7 @@
 #include "genhost/store/database.hpp"
 #include "genhost/store/documents_repo.hpp"
 #include "genhost/store/orgs.hpp"
+#include "genhost/store/routers_repo.hpp"
 #include "genhost/store/tasks_repo.hpp"
 #include "genhost/store/uploads_repo.hpp"
 #include "genhost/store/voices_repo.hpp"
@@ -104,6 +105,13 @@ struct App {
     };
     // Custom voices (/v1/voices, custom voices of avatars and avatar_videos) need `repo`.
     VoicesConfig voices;
+
+    // RoutersConfig is what the router routes need (src/api/routers.cpp, docs/routers.md).
+    struct RoutersConfig {
+        store::RouterRepo* repo = nullptr;
+    };
+    // Model routers (/v1/routers) need `repo`.
+    RoutersConfig routers;
 };
 
 // RegisterRoutes adds every operation of the operation table (genhost/api/operations.hpp) to

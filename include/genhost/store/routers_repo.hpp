@@ -1,0 +1,88 @@
+// genhost/store/routers_repo.hpp
+//
+// Provides RouterRepo: the model routers of migrations/0011_routers.sql. Every read and change is
+// scoped to an organization and sees live routers only (a deleted router is not found). Settings
+// travel as the JSON text of their effective form (api/routers.cpp makes it); every version
+// reached is kept in router_versions by the same transaction (a trigger).
+//
+// Errors: DatabaseUnavailable when the database is unreachable; std::runtime_error for
+// unexpected SQL failures. Ids that are not UUIDs are reported as not found, never sent to SQL.
+#pragma once
+
+#include "genhost/core/clock.hpp"
+#include "genhost/store/database.hpp"
+#include "genhost/store/keyset.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace genhost::store {
+
+struct RouterRecord {
+    std::string id;
+    std::string org_id;
+    std::string slug;
+    std::string name;
+    std::optional<std::string> description;
+    int version = 1;
+    std::string settings_json;
+    SysTime created_at;
+    SysTime updated_at;
+};
+
+struct NewRouter {
+    std::string id;
+    std::string org_id;
+    std::string slug;
+    std::string name;
+    std::optional<std::string> description;
+    std::string settings_json;
+};
+
+// RouterChange is what PATCH changes; unset members stay. With `change_settings`, Update's
+// `merge` makes the new effective settings from the stored ones: the version grows only when
+// they differ.
+struct RouterChange {
+    std::optional<std::string> name;
+    bool set_description = false;
+    std::optional<std::string> description;  // with set_description: nullopt clears it
+    bool change_settings = false;
+};
+
+struct RouterPage {
+    std::vector<RouterRecord> routers;
+    bool more = false;
+};
+
+class RouterRepo {
+  public:
+    explicit RouterRepo(Database& db) : db_(db) { Prepare(db); }
+    static void Prepare(Database& db);
+
+    // Create stores a router at version 1; nullopt, storing nothing, when the organization has a
+    // live router with that slug.
+    boost::asio::awaitable<std::optional<RouterRecord>> Create(NewRouter router);
+    boost::asio::awaitable<std::optional<RouterRecord>> Get(std::string org_id, std::string id);
+    // BySlug returns the live router `slug` of `org_id` (generate requests).
+    boost::asio::awaitable<std::optional<RouterRecord>> BySlug(std::string org_id,
+                                                               std::string slug);
+    boost::asio::awaitable<RouterPage> List(std::string org_id, int limit,
+                                            std::optional<Keyset> after);
+    // Update applies `change` under a row lock (concurrent PATCHes merge one after the other:
+    // `merge` turns the stored settings into the new ones); nullopt when there is no such router.
+    boost::asio::awaitable<std::optional<RouterRecord>> Update(
+        std::string org_id, std::string id, RouterChange change,
+        std::function<std::string(const std::string& stored_settings)> merge);
+    boost::asio::awaitable<bool> Delete(std::string org_id, std::string id);
+    // VersionSettings returns the settings router `id` had at `version` (any organization).
+    std::optional<std::string> VersionSettingsSync(const std::string& id, int version);
+
+  private:
+    Database& db_;
+};
+
+}  // namespace genhost::store

@@ -1,0 +1,176 @@
+#include "genhost/store/routers_repo.hpp"
+
+#include "genhost/core/ids.hpp"
+#include "keyset_page.hpp"
+
+#include <pqxx/pqxx>
+
+namespace genhost::store {
+
+namespace {
+
+constexpr const char* kColumns =
+    "id::text, org_id::text, slug, name, description, version, settings::text,"
+    " (extract(epoch FROM created_at) * 1000000)::bigint,"
+    " (extract(epoch FROM updated_at) * 1000000)::bigint";
+
+constexpr const char* kInsert = "routers_insert";
+const std::string kInsertSql =
+    std::string(
+        "INSERT INTO routers (id, org_id, slug, name, description, settings)"
+        " VALUES ($1, $2, $3, $4, CASE WHEN $5 THEN $6 END, $7::jsonb)"
+        " ON CONFLICT (org_id, slug) WHERE deleted_at IS NULL DO NOTHING RETURNING ") +
+    kColumns;
+constexpr const char* kGet = "routers_get";
+const std::string kGetSql = std::string("SELECT ") + kColumns +
+                            " FROM routers WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL";
+constexpr const char* kLock = "routers_lock";
+const std::string kLockSql = kGetSql + " FOR UPDATE";
+constexpr const char* kBySlug = "routers_by_slug";
+const std::string kBySlugSql =
+    std::string("SELECT ") + kColumns +
+    " FROM routers WHERE org_id = $1 AND slug = $2 AND deleted_at IS NULL";
+const KeysetList kList{
+    "routers_list",
+    std::string("SELECT ") + kColumns + " FROM routers WHERE org_id = $1 AND deleted_at IS NULL",
+    "created_at", "id", false};
+// The version grows when the effective settings differ (jsonb compares them as values).
+constexpr const char* kUpdate = "routers_update";
+const std::string kUpdateSql =
+    std::string(
+        "UPDATE routers SET name = CASE WHEN $3 THEN $4 ELSE name END,"
+        " description = CASE WHEN $5 THEN (CASE WHEN $6 THEN $7 END) ELSE description END,"
+        " version = CASE WHEN $8 AND settings <> $9::jsonb THEN version + 1 ELSE version END,"
+        " settings = CASE WHEN $8 THEN $9::jsonb ELSE settings END,"
+        " updated_at = clock_timestamp()"
+        " WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL RETURNING ") +
+    kColumns;
+constexpr const char* kDelete = "routers_delete";
+constexpr const char* kDeleteSql =
+    "UPDATE routers SET deleted_at = clock_timestamp(), updated_at = clock_timestamp()"
+    " WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL RETURNING id";
+constexpr const char* kVersion = "routers_version";
+constexpr const char* kVersionSql =
+    "SELECT settings::text FROM router_versions WHERE router_id = $1 AND version = $2";
+
+SysTime FromEpochMicros(long long us) { return SysTime{std::chrono::microseconds{us}}; }
+
+RouterRecord ReadRouter(const pqxx::row& r) {
+    RouterRecord out;
+    out.id = r[0].as<std::string>();
+    out.org_id = r[1].as<std::string>();
+    out.slug = r[2].as<std::string>();
+    out.name = r[3].as<std::string>();
+    if (!r[4].is_null()) out.description = r[4].as<std::string>();
+    out.version = r[5].as<int>();
+    out.settings_json = r[6].as<std::string>();
+    out.created_at = FromEpochMicros(r[7].as<long long>());
+    out.updated_at = FromEpochMicros(r[8].as<long long>());
+    return out;
+}
+
+}  // namespace
+
+void RouterRepo::Prepare(Database& db) {
+    db.Prepare(kInsert, kInsertSql);
+    db.Prepare(kGet, kGetSql);
+    db.Prepare(kLock, kLockSql);
+    db.Prepare(kBySlug, kBySlugSql);
+    kList.Prepare(db);
+    db.Prepare(kUpdate, kUpdateSql);
+    db.Prepare(kDelete, kDeleteSql);
+    db.Prepare(kVersion, kVersionSql);
+}
+
+boost::asio::awaitable<std::optional<RouterRecord>> RouterRepo::Create(NewRouter r) {
+    std::optional<RouterRecord> out;
+    co_await db_.Run([&](pqxx::connection_base& c) {
+        pqxx::work w(c);
+        const auto rows =
+            w.exec_prepared(kInsert, r.id, r.org_id, r.slug, r.name, r.description.has_value(),
+                            r.description.value_or(""), r.settings_json);
+        w.commit();
+        if (!rows.empty()) out = ReadRouter(rows[0]);
+    });
+    co_return out;
+}
+
+boost::asio::awaitable<std::optional<RouterRecord>> RouterRepo::Get(std::string org_id,
+                                                                    std::string id) {
+    std::optional<RouterRecord> out;
+    if (!IsUuid(id) || !IsUuid(org_id)) co_return out;
+    co_await db_.Run([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        const auto rows = n.exec_prepared(kGet, id, org_id);
+        if (!rows.empty()) out = ReadRouter(rows[0]);
+    });
+    co_return out;
+}
+
+boost::asio::awaitable<std::optional<RouterRecord>> RouterRepo::BySlug(std::string org_id,
+                                                                       std::string slug) {
+    std::optional<RouterRecord> out;
+    if (!IsUuid(org_id)) co_return out;
+    co_await db_.Run([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        const auto rows = n.exec_prepared(kBySlug, org_id, slug);
+        if (!rows.empty()) out = ReadRouter(rows[0]);
+    });
+    co_return out;
+}
+
+boost::asio::awaitable<RouterPage> RouterRepo::List(std::string org_id, int limit,
+                                                    std::optional<Keyset> after) {
+    RouterPage page;
+    if (!IsUuid(org_id) || limit < 1) co_return page;
+    if (after && !IsUuid(after->id)) co_return page;
+    co_await db_.Run([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        page.more = ReadKeysetPage(n, kList, org_id, limit, after, ReadRouter, page.routers);
+    });
+    co_return page;
+}
+
+boost::asio::awaitable<std::optional<RouterRecord>> RouterRepo::Update(
+    std::string org_id, std::string id, RouterChange ch,
+    std::function<std::string(const std::string&)> merge) {
+    std::optional<RouterRecord> out;
+    if (!IsUuid(id) || !IsUuid(org_id)) co_return out;
+    co_await db_.Run([&](pqxx::connection_base& c) {
+        pqxx::work w(c);
+        const auto locked = w.exec_prepared(kLock, id, org_id);
+        if (locked.empty()) return;
+        std::optional<std::string> settings;
+        if (ch.change_settings) settings = merge(ReadRouter(locked[0]).settings_json);
+        const auto rows = w.exec_prepared(kUpdate, id, org_id, ch.name.has_value(),
+                                          ch.name.value_or(""), ch.set_description,
+                                          ch.description.has_value(), ch.description.value_or(""),
+                                          settings.has_value(), settings.value_or("{}"));
+        w.commit();
+        out = ReadRouter(rows[0]);
+    });
+    co_return out;
+}
+
+boost::asio::awaitable<bool> RouterRepo::Delete(std::string org_id, std::string id) {
+    bool found = false;
+    if (!IsUuid(id) || !IsUuid(org_id)) co_return found;
+    co_await db_.Run([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        found = !n.exec_prepared(kDelete, id, org_id).empty();
+    });
+    co_return found;
+}
+
+std::optional<std::string> RouterRepo::VersionSettingsSync(const std::string& id, int version) {
+    std::optional<std::string> out;
+    if (!IsUuid(id)) return out;
+    db_.RunSync([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        const auto rows = n.exec_prepared(kVersion, id, version);
+        if (!rows.empty()) out = rows[0][0].as<std::string>();
+    });
+    return out;
+}
+
+}  // namespace genhost::store
