@@ -551,5 +551,32 @@ TEST_F(NodeSdk, VoicesDesignedClonedAndUsedByAnAvatar) {
               nlohmann::json::array({"from", "model"}));
 }
 
+// routers.* as a new user of the official client would use them (tests/node/routers_sdk.mjs):
+// defaults filled in, a settings merge that bumps the version and a rename that does not, pages,
+// and the client's ConflictError, BadRequestError and NotFoundError.
+TEST_F(NodeSdk, RoutersCreatedMergedPagedAndDeleted) {
+    const auto r = RunNode("", "routers_sdk.mjs");
+    ASSERT_FALSE(r.contains("error")) << r.dump(2) << "\n" << server_->Log();
+    EXPECT_EQ(r["plain"]["name"], "plain");
+    EXPECT_EQ(r["plain"]["settings"]["optimizeFor"], "cost");
+    EXPECT_EQ(r["plain"]["settings"]["schemaVersion"], 1);
+    EXPECT_EQ(r["created"]["version"], 1);
+    EXPECT_EQ(r["merged"]["version"], 2);
+    EXPECT_EQ(r["merged"]["settings"]["models"]["ids"],
+              nlohmann::json::array({"gen4_turbo", "gen4_image"}));
+    EXPECT_EQ(r["merged"]["settings"]["maxCreditsPerGeneration"]["video"], 100);
+    EXPECT_EQ(r["renamed"]["version"], 2);
+    EXPECT_EQ(r["renamed"]["name"], "Ads (cheap)");
+    EXPECT_EQ(r["listed"], nlohmann::json::array({"ads-video", "plain"}));
+    EXPECT_EQ(r["retrieved"]["settings"]["optimizeFor"], "cost");
+    EXPECT_EQ(r["duplicate"]["is"], true) << r.dump(2);
+    EXPECT_EQ(r["duplicate"]["status"], 409);
+    EXPECT_EQ(r["unknownModel"]["is"], true);
+    EXPECT_EQ(r["unknownModel"]["body"]["issues"][0]["path"],
+              nlohmann::json::parse(R"(["settings","models","ids","0"])"));
+    EXPECT_EQ(r["missing"]["is"], true);
+    EXPECT_EQ(r["missing"]["status"], 404);
+}
+
 }  // namespace
 }  // namespace genhost::testing

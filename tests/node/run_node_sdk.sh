@@ -21,7 +21,7 @@ command -v node >/dev/null && command -v npm >/dev/null \
   || fail "GENHOST_TEST_DATABASE_URL is not set (scripts/test starts a PostgreSQL cluster and sets it)"
 
 mkdir -p "$work"
-for f in package.json package-lock.json .npmrc uploads_sdk.mjs documents_sdk.mjs voices_sdk.mjs; do
+for f in package.json package-lock.json .npmrc uploads_sdk.mjs documents_sdk.mjs voices_sdk.mjs routers_sdk.mjs; do
   cmp -s "$src/$f" "$work/$f" || cp "$src/$f" "$work/$f"
 done
 if [ ! -d "$work/node_modules/@runwayml/sdk" ] \
@@ -38,4 +38,4 @@ GENHOST_NODE_TEST_DIR="$work" "$tests" --gtest_filter='NodeSdk.*' 2>&1 | tee "$l
 [ "$status" -eq 0 ] || fail "the NodeSdk tests failed (above)"
 grep -q '^\[  SKIPPED \]' "$log" && fail "the NodeSdk tests were skipped (above)"
 grep -q '^\[  PASSED  \] [1-9]' "$log" || fail "no NodeSdk test ran"
-echo "node_sdk: the official Node client's uploads, documents, voices and avatars work against genhost"
+echo "node_sdk: the official Node client's uploads, documents, voices, avatars and routers work against genhost"
