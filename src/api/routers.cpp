@@ -12,7 +12,9 @@
 
 #include "genhost/core/ids.hpp"
 
+#include <array>
 #include <set>
+#include <string_view>
 
 namespace genhost::api {
 
@@ -52,8 +54,22 @@ nlohmann::json MergeSettings(nlohmann::json base, const nlohmann::json& patch) {
     return base;
 }
 
+// kRoutableEndpoints are the endpoints whose models routed generation chooses among: video
+// (text, image or video to video), image (text to image) and audio (speech and sound effects).
+// Upscalers, dubbing, isolation, performances and avatars are not generation from a prompt.
+constexpr std::array<std::string_view, 6> kRoutableEndpoints = {"text_to_video",  "image_to_video",
+                                                                "video_to_video", "text_to_image",
+                                                                "text_to_speech", "sound_effect"};
+
+bool Routable(const catalog::ModelInfo& model) {
+    for (const auto endpoint : kRoutableEndpoints) {
+        if (model.ServesEndpoint(endpoint)) return true;
+    }
+    return false;
+}
+
 // ModelIssues are the 400 issues of model ids in `settings` that are not public video, image or
-// audio models of the catalog.
+// audio generation models of the catalog (kRoutableEndpoints).
 std::vector<Issue> ModelIssues(const catalog::Catalog& catalog, const nlohmann::json& settings) {
     std::vector<Issue> issues;
     if (!settings.contains("models") || !settings["models"].contains("ids")) return issues;
@@ -61,12 +77,11 @@ std::vector<Issue> ModelIssues(const catalog::Catalog& catalog, const nlohmann::
     for (std::size_t i = 0; i < ids.size(); ++i) {
         const std::string id = ids[i].get<std::string>();
         const auto* model = catalog.FindModel(id);
-        const std::string modality =
-            model == nullptr ? "" : model->capabilities.value("modality", "");
-        if (modality != "video" && modality != "image" && modality != "audio") {
-            issues.push_back({"custom",
-                              {"settings", "models", "ids", std::to_string(i)},
-                              "Unknown model: " + id + " is not a video, image or audio model"});
+        if (model == nullptr || !Routable(*model)) {
+            issues.push_back(
+                {"custom",
+                 {"settings", "models", "ids", std::to_string(i)},
+                 "Unknown model: " + id + " is not a video, image or audio generation model"});
         }
     }
     return issues;

@@ -66,15 +66,21 @@ TEST_F(RoutersApi, BadSlugsModelsAndSettingsGetEveryIssue) {
                                                 R"(["settings","optimizeFor"])",
                                                 R"(["settings","maxCreditsPerGeneration","video"])",
                                                 R"(["settings","models","mode"])"}));
-    const auto unknown =
-        Send("POST", "/v1/routers",
-             {{"slug", "models"},
-              {"settings", {{"models", {{"ids", {"gen4_image", "gpt_image_2", "nope"}}}}}}});
+    const auto unknown = Send(
+        "POST", "/v1/routers",
+        {{"slug", "models"},
+         {"settings",
+          {{"models",
+            {{"ids",
+              {"gen4_image", "gpt_image_2", "nope", "veo3.1", "gwm1_avatars", "seed_audio"}}}}}}});
     ASSERT_EQ(unknown.status, 400) << unknown.body;
     const auto issues = unknown.Json()["issues"];
-    ASSERT_EQ(issues.size(), 2u) << unknown.body;
+    // gpt_image_2 is the client's name (not the catalog's), nope is nothing, gwm1_avatars makes
+    // avatar videos, not generations from a prompt; veo3.1 and seed_audio are routable.
+    ASSERT_EQ(issues.size(), 3u) << unknown.body;
     EXPECT_EQ(issues[0]["path"], nlohmann::json::parse(R"(["settings","models","ids","1"])"));
     EXPECT_EQ(issues[1]["path"], nlohmann::json::parse(R"(["settings","models","ids","2"])"));
+    EXPECT_EQ(issues[2]["path"], nlohmann::json::parse(R"(["settings","models","ids","4"])"));
 }
 
 TEST_F(RoutersApi, PatchMergesFieldByFieldAndTheVersionFollowsTheSettings) {
