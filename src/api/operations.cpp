@@ -181,6 +181,11 @@ void ValueIssue(const OJson& schema, const std::string& value, std::vector<std::
              "Invalid enum value. Expected " + expected + ", received '" + value + "'"});
         return;
     }
+    // U+0000 cannot be stored or searched (PostgreSQL's text ends at it): refused as in bodies.
+    if (value.find('\0') != std::string::npos) {
+        issues.push_back({"invalid_string", std::move(path), "String must not contain U+0000"});
+        return;
+    }
     // Lengths count characters (UTF-8 sequences), not bytes.
     std::size_t length = 0;
     for (const char c : value) length += (static_cast<unsigned char>(c) & 0xC0) != 0x80;

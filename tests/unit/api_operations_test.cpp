@@ -155,6 +155,7 @@ TEST(Operations, DeclaredQueryParametersAreChecked) {
     std::string many = "q=a";
     for (int i = 0; i < 51; ++i) many += "&documentId=182bd5e5-6e1a-4fe4-a799-aa6d9a6ab26e";
     EXPECT_THAT(issues(*search, many), ::testing::ElementsAre("too_big /documentId"));
+    EXPECT_THAT(issues(*search, "q=a%00b"), ::testing::ElementsAre("invalid_string /q"));
     // Percent-encoded values are decoded first; unknown parameters are ignored.
     EXPECT_THAT(issues(*search, "q=caf%C3%A9+au+lait&other=1"), ::testing::IsEmpty());
 }
