@@ -156,10 +156,12 @@ TEST_F(Queue, CreateClaimFinish) {
     EXPECT_TRUE(tasks_->SetProgressSync(id, "node-a", 0.5));
     EXPECT_FALSE(tasks_->SetProgressSync(id, "node-b", 0.5));  // not its lease
 
-    EXPECT_FALSE(tasks_->FinishSync(id, "node-b", store::TaskStatus::kSucceeded, {"x.png"}, "", ""));
+    EXPECT_FALSE(
+        tasks_->FinishSync(id, "node-b", store::TaskStatus::kSucceeded, {"x.png"}, "", ""));
     EXPECT_TRUE(tasks_->FinishSync(id, "node-a", store::TaskStatus::kSucceeded, {"x.png"}, "", ""));
     EXPECT_EQ(Status(id), "SUCCEEDED");
-    EXPECT_FALSE(tasks_->FinishSync(id, "node-a", store::TaskStatus::kFailed, {}, "again", "INTERNAL"));
+    EXPECT_FALSE(
+        tasks_->FinishSync(id, "node-a", store::TaskStatus::kFailed, {}, "again", "INTERNAL"));
 }
 
 TEST_F(Queue, ThrottledTasksArePromotedOldestFirstWhenASlotFrees) {
@@ -192,7 +194,8 @@ TEST_F(Queue, CancellingReleasesTheSlotAndDeletingFinishedTasksReturnsOutputs) {
 
     const auto claimed = tasks_->ClaimSync("node", 30);
     ASSERT_TRUE(claimed);
-    ASSERT_TRUE(tasks_->FinishSync(b, "node", store::TaskStatus::kSucceeded, {"o1.png", "o2.png"}, "", ""));
+    ASSERT_TRUE(
+        tasks_->FinishSync(b, "node", store::TaskStatus::kSucceeded, {"o1.png", "o2.png"}, "", ""));
     auto g = asio::co_spawn(io_, tasks_->Cancel(org_, b, true), asio::use_future);
     io_.restart();
     io_.run();
@@ -584,7 +587,8 @@ TEST_F(Queue, TasksPastTheirRetentionAreDeletedWithTheirOutputs) {
         ASSERT_TRUE(claimed);
         ASSERT_EQ(claimed->id, id);
         store.Put(id, "x.png", "png bytes");
-        ASSERT_TRUE(tasks_->FinishSync(id, "node", store::TaskStatus::kSucceeded, {"x.png"}, "", ""));
+        ASSERT_TRUE(
+            tasks_->FinishSync(id, "node", store::TaskStatus::kSucceeded, {"x.png"}, "", ""));
     }
     EXPECT_EQ(tasks_->CancelSync(org_, cancelled, false).kind,
               store::CancelResult::Kind::kCancelled);

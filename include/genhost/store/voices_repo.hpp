@@ -25,7 +25,6 @@
 
 namespace genhost::store {
 
-
 // VoiceRecord is a voice as the API shows it, and what synthesis needs of it.
 struct VoiceRecord {
     std::string id;
