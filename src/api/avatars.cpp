@@ -171,8 +171,6 @@ asio::awaitable<void> RemoveObjects(App& app, const std::string& avatar_id,
     co_await RemoveStored(app, tasks::AvatarFolder(avatar_id), std::move(names));
 }
 
-const std::vector<std::string>& kEverything = kWholeFolder;
-
 // DocumentIds are the ids of a documentIds array, each once (the first time it is named).
 std::vector<std::string> DocumentIds(const nlohmann::json& array) {
     std::vector<std::string> out;
@@ -235,7 +233,7 @@ asio::awaitable<http::Response> CreateAvatar(App& app, http::Request& req,
         failure = std::current_exception();
     }
     if (failure || !created) {
-        co_await RemoveObjects(app, id, kEverything);  // no avatar owns the stored source
+        co_await RemoveObjects(app, id, kWholeFolder);  // no avatar owns the stored source
         if (failure) std::rethrow_exception(failure);
         // A document was deleted meanwhile: answer as if it had been gone before.
         auto refs = co_await ReferenceIssues(app, who.org_id, input);
@@ -341,7 +339,7 @@ asio::awaitable<http::Response> DeleteAvatar(App& app, http::Request& req,
                                              const auth::Principal& who) {
     const std::string id = LowerUuid(req.params["id"]);
     if (!co_await app.avatars.repo->Delete(who.org_id, id)) co_return NotFound(app);
-    co_await RemoveObjects(app, id, kEverything);
+    co_await RemoveObjects(app, id, kWholeFolder);
     co_return http::Response::NoContent();
 }
 

@@ -49,12 +49,10 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
         avatar["voice"] = nlohmann::json::parse(found.voice_json);
         // The avatar's own custom voice, while it exists (a deleted one leaves the avatar's
         // default voice, docs/voices.md).
-        if (avatar["voice"].value("type", "") == "custom" && app.voices.repo != nullptr) {
+        if (avatar["voice"].value("type", "") == "custom") {
             const std::string voice_id = LowerUuid(avatar["voice"].value("id", ""));
-            const auto voice = co_await app.voices.repo->Get(who.org_id, voice_id);
-            if (voice && voice->status == store::ProcessingStatus::kReady) {
-                avatar["voice"]["profile"] = nlohmann::json::parse(voice->profile_json);
-            }
+            const auto voice = co_await UsableVoice(app, who.org_id, voice_id);
+            if (voice) avatar["voice"]["profile"] = nlohmann::json::parse(voice->profile_json);
         }
     }
     if (endpoint == "avatar_videos" && input.at("speech").contains("voice") &&

@@ -4,8 +4,7 @@
 // completed or failed only at their revision; the processor, run by the job engine, makes a
 // READY avatar (portrait and previews in the output store) from a stored picture and a FAILED one
 // from bytes that are not a picture.
-#include "support/await.hpp"
-#include "support/pg.hpp"
+#include "support/org_database.hpp"
 
 #include "genhost/core/crypto.hpp"
 #include "genhost/core/ids.hpp"
@@ -39,20 +38,11 @@ namespace asio = boost::asio;
 namespace fs = std::filesystem;
 using UpdateKind = store::AvatarUpdate::Kind;
 
-class Avatars : public ::testing::Test {
+class Avatars : public OrgDatabaseTest {
   protected:
     void SetUp() override {
-        if (ClusterDsn().empty()) GTEST_SKIP() << "no PostgreSQL configured";
-        db_ = std::make_unique<TestDatabase>();
-        store::Migrate(db_->dsn());
-        pool_ = std::make_unique<store::Database>(db_->dsn(), 2);
-        store::OrgRepo::Prepare(*pool_);
-        store::AvatarRepo::Prepare(*pool_);
-        store::JobRepo::Prepare(*pool_);
-        pool_->Start();
-        store::OrgRepo orgs(*pool_);
-        org_ = orgs.EnsureOrganizationSync("acme", 1, false).id;
-        other_org_ = orgs.EnsureOrganizationSync("globex", 1, false).id;
+        OrgDatabaseTest::SetUp();
+        if (IsSkipped()) return;
         repo_ = std::make_unique<store::AvatarRepo>(*pool_);
         jobs_ = std::make_unique<store::JobRepo>(*pool_);
         char tmpl[] = "/tmp/genhost-avatars-pg.XXXXXX";
@@ -63,11 +53,6 @@ class Avatars : public ::testing::Test {
 
     void TearDown() override {
         if (!dir_.empty()) fs::remove_all(dir_);
-    }
-
-    template <class T>
-    T Await(asio::awaitable<T> a) {
-        return AwaitOn(io_, std::move(a));
     }
 
     // Create stores a PROCESSING avatar of `org` whose source is the stored object `source`.
@@ -118,16 +103,11 @@ class Avatars : public ::testing::Test {
         return media::RenderImage(spec);
     }
 
-    asio::io_context io_;
-    std::unique_ptr<TestDatabase> db_;
-    std::unique_ptr<store::Database> pool_;
     std::unique_ptr<store::JobRepo> jobs_;
     std::unique_ptr<tasks::AvatarProcessor> processor_;
     std::unique_ptr<store::AvatarRepo> repo_;
     std::unique_ptr<outputs::LocalOutputStore> outputs_;
     providers::DataUriResolver fetch_;
-    std::string org_;
-    std::string other_org_;
     std::string dir_;
 };
 

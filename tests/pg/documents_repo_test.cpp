@@ -4,8 +4,7 @@
 // revision only; search finds every word, then any word, then words like misspelt ones, within
 // the documents asked for; deleting a document takes it off the avatars, and an avatar cannot be
 // stored with a document that is gone.
-#include "support/await.hpp"
-#include "support/pg.hpp"
+#include "support/org_database.hpp"
 
 #include "genhost/core/ids.hpp"
 #include "genhost/store/avatars_repo.hpp"
@@ -32,26 +31,15 @@ namespace {
 namespace asio = boost::asio;
 using ::testing::ElementsAre;
 
-class Documents : public ::testing::Test {
+class Documents : public OrgDatabaseTest {
   protected:
     void SetUp() override {
-        if (ClusterDsn().empty()) GTEST_SKIP() << "no PostgreSQL configured";
-        db_ = std::make_unique<TestDatabase>();
-        store::Migrate(db_->dsn());
-        pool_ = std::make_unique<store::Database>(db_->dsn(), 2);
-        pool_->Start();
-        store::OrgRepo orgs(*pool_);
-        org_ = orgs.EnsureOrganizationSync("acme", 1, false).id;
-        other_org_ = orgs.EnsureOrganizationSync("globex", 1, false).id;
+        OrgDatabaseTest::SetUp();
+        if (IsSkipped()) return;
         repo_ = std::make_unique<store::DocumentRepo>(*pool_);
         avatars_ = std::make_unique<store::AvatarRepo>(*pool_);
         jobs_ = std::make_unique<store::JobRepo>(*pool_);
         indexer_ = std::make_unique<tasks::DocumentIndexer>(*repo_);
-    }
-
-    template <class T>
-    T Await(asio::awaitable<T> a) {
-        return AwaitOn(io_, std::move(a));
     }
 
     store::DocumentRecord Create(const std::string& name, const std::string& content,
@@ -86,15 +74,10 @@ class Documents : public ::testing::Test {
         return made ? made->id : std::string();
     }
 
-    asio::io_context io_;
-    std::unique_ptr<TestDatabase> db_;
-    std::unique_ptr<store::Database> pool_;
     std::unique_ptr<store::DocumentRepo> repo_;
     std::unique_ptr<store::AvatarRepo> avatars_;
     std::unique_ptr<store::JobRepo> jobs_;
     std::unique_ptr<tasks::DocumentIndexer> indexer_;
-    std::string org_;
-    std::string other_org_;
 };
 
 const char* kHandbook =

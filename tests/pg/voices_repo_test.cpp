@@ -4,8 +4,7 @@
 // follows the sample's, and a preview MP3), fails a sample without speech or too short with the
 // analysis's reason, designs the same voice from the same description, and leaves a voice
 // deleted meanwhile alone; the output_expiry kind deletes a folder once it is due.
-#include "support/await.hpp"
-#include "support/pg.hpp"
+#include "support/org_database.hpp"
 
 #include "genhost/core/ids.hpp"
 #include "genhost/media/audio.hpp"
@@ -35,17 +34,11 @@ namespace {
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
 
-class Voices : public ::testing::Test {
+class Voices : public OrgDatabaseTest {
   protected:
     void SetUp() override {
-        if (ClusterDsn().empty()) GTEST_SKIP() << "no PostgreSQL configured";
-        db_ = std::make_unique<TestDatabase>();
-        store::Migrate(db_->dsn());
-        pool_ = std::make_unique<store::Database>(db_->dsn(), 2);
-        pool_->Start();
-        store::OrgRepo orgs(*pool_);
-        org_ = orgs.EnsureOrganizationSync("acme", 1, false).id;
-        other_org_ = orgs.EnsureOrganizationSync("globex", 1, false).id;
+        OrgDatabaseTest::SetUp();
+        if (IsSkipped()) return;
         repo_ = std::make_unique<store::VoiceRepo>(*pool_);
         jobs_ = std::make_unique<store::JobRepo>(*pool_);
         char tmpl[] = "/tmp/genhost-voices-pg.XXXXXX";
@@ -59,11 +52,6 @@ class Voices : public ::testing::Test {
 
     void TearDown() override {
         if (!dir_.empty()) fs::remove_all(dir_);
-    }
-
-    template <class T>
-    T Await(asio::awaitable<T> a) {
-        return AwaitOn(io_, std::move(a));
     }
 
     int RunJobs() {
@@ -120,17 +108,12 @@ class Voices : public ::testing::Test {
 
     store::VoiceRecord Get(const std::string& id) { return *Await(repo_->Get(org_, id)); }
 
-    asio::io_context io_;
-    std::unique_ptr<TestDatabase> db_;
-    std::unique_ptr<store::Database> pool_;
     std::unique_ptr<store::VoiceRepo> repo_;
     std::unique_ptr<store::JobRepo> jobs_;
     std::string dir_;
     std::unique_ptr<outputs::LocalOutputStore> outputs_;
     providers::DataUriResolver fetch_;
     std::unique_ptr<tasks::VoiceProcessor> processor_;
-    std::string org_;
-    std::string other_org_;
 };
 
 TEST_F(Voices, ScopedListedNewestFirstRenamedAndDeleted) {
