@@ -378,6 +378,13 @@ int Serve(const Settings& settings) {
     app.voices.repo = &voices;
     genhost::store::RouterRepo routers(db);
     app.routers.repo = &routers;
+    const genhost::routing::Engine routing_engine(catalog, schemas);
+    genhost::store::RoutingSnapshotRepo routing_snapshot(db);
+    genhost::store::RouterLog router_log(db);
+    router_log.Start(blocking.get_executor());
+    app.routers.engine = &routing_engine;
+    app.routers.snapshot = &routing_snapshot;
+    app.routers.log = &router_log;
     app.voices.kick = [&job_engine] { job_engine.Kick(); };
     app.extra_gauges = [&] {
         std::vector<genhost::http::Sample> gauges{
@@ -439,6 +446,7 @@ int Serve(const Settings& settings) {
     scratch_sweeper.Stop();
     job_engine.Stop(drain);
     listener.Stop();
+    router_log.Stop();  // writes the decisions still queued
     blocking.join();
     db.Stop();
     spdlog::info("genhost stopped");

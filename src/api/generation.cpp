@@ -14,7 +14,20 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
                                                  http::Request& req, const auth::Principal& who) {
     auto checked = co_await CheckedBody(app, std::move(req.body), endpoint, /*defaults=*/true);
     if (!checked) co_return http::Response::Error(checked.error(), app.doc_url);
-    nlohmann::json input = std::move(*checked);
+    const auto created = co_await CreateTask(app, endpoint, std::move(*checked), who);
+    if (!created) co_return http::Response::Error(created.error(), app.doc_url);
+    // {id, estimatedCost}, written directly (the id is ours: a canonical uuid); the bytes
+    // nlohmann's dump gave, keys in its order.
+    std::string body = "{\"estimatedCost\":{\"credits\":";
+    AppendCreditsJson(body, created->credits);
+    body += "},\"id\":\"";
+    body += created->id;
+    body += "\"}";
+    co_return http::Response::JsonText(200, std::move(body));
+}
+
+asio::awaitable<Result<CreatedTask>> CreateTask(App& app, const std::string& endpoint,
+                                                nlohmann::json input, const auth::Principal& who) {
     const std::string model = input.at("model").get<std::string>();
     const auto* info = app.catalog->FindModel(model);
     if (info == nullptr) {
@@ -41,8 +54,7 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
         }
         if (!problem.empty()) {
             std::vector<Issue> issues = {{"custom", {"avatar", "avatarId"}, problem}};
-            co_return http::Response::Error(
-                ApiError::InvalidRequest("Invalid request body", std::move(issues)), app.doc_url);
+            co_return ApiError::InvalidRequest("Invalid request body", std::move(issues));
         }
         auto& avatar = input["avatar"];
         avatar["portrait"] = "data:image/jpeg;base64," + Base64Encode(found.portrait);
@@ -65,8 +77,7 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
         if (!found) {
             std::vector<Issue> issues = {
                 {"custom", {"speech", "voice", "id"}, found.error().message}};
-            co_return http::Response::Error(
-                ApiError::InvalidRequest("Invalid request body", std::move(issues)), app.doc_url);
+            co_return ApiError::InvalidRequest("Invalid request body", std::move(issues));
         }
         voice["profile"] = nlohmann::json::parse(found->profile_json);
     }
@@ -90,8 +101,7 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
         }
         assets::Prepared prepared = co_await app.inputs->Prepare(std::move(prepare));
         if (!prepared.issues.empty()) {
-            co_return http::Response::Error(
-                ApiError::InvalidRequest("Invalid asset", std::move(prepared.issues)), app.doc_url);
+            co_return ApiError::InvalidRequest("Invalid asset", std::move(prepared.issues));
         }
         // Billed by the probed lengths when every medium was probed, else at the maxima.
         credits = prepared.all_probed
@@ -131,16 +141,9 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
         e.code = ErrorCode::kRateLimited;
         e.message = "Your daily task limit has been reached.";
         e.retry_after_seconds = created.retry_after_seconds;
-        co_return http::Response::Error(e, app.doc_url);
+        co_return e;
     }
-    // {id, estimatedCost}, written directly (the id is ours: a canonical uuid); the bytes
-    // nlohmann's dump gave, keys in its order.
-    std::string body = "{\"estimatedCost\":{\"credits\":";
-    AppendCreditsJson(body, credits);
-    body += "},\"id\":\"";
-    body += id;
-    body += "\"}";
-    co_return http::Response::JsonText(200, std::move(body));
+    co_return CreatedTask{id, credits, created.status};
 }
 
 }  // namespace genhost::api

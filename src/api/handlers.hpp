@@ -53,10 +53,25 @@ void RegisterAvatarRoutes(Bindings& b);    // avatars.cpp
 void RegisterDocumentRoutes(Bindings& b);  // documents.cpp
 void RegisterVoiceRoutes(Bindings& b);     // voices.cpp
 void RegisterRouterRoutes(Bindings& b);    // routers.cpp
+void RegisterGenerateRoutes(Bindings& b);  // generate.cpp (routed generation)
 void RegisterUploadRoutes(Bindings& b);    // uploads.cpp
 void RegisterOutputRoutes(Bindings& b);    // outputs.cpp
 void RegisterHealthRoutes(Bindings& b);    // health.cpp (and /docs/errors)
 void RegisterOpenApiRoutes(Bindings& b);   // openapi.cpp
+
+// CreatedTask is a task a generation request stored.
+struct CreatedTask {
+    std::string id;
+    double credits = 0;                                      // estimatedCost.credits
+    store::TaskStatus status = store::TaskStatus::kPending;  // PENDING or THROTTLED
+};
+
+// CreateTask stores a task of `endpoint` for the validated (defaults applied) request `input`:
+// custom avatars and voices looked up, media inputs fetched and probed, priced, stored. The
+// error is the 400 (asset, avatar, voice) or 429 (daily limit) to answer.
+boost::asio::awaitable<Result<CreatedTask>> CreateTask(App& app, const std::string& endpoint,
+                                                       nlohmann::json input,
+                                                       const auth::Principal& who);
 
 // generation.cpp: every task-creating endpoint of schemas/ (endpoint name bound per route).
 boost::asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& endpoint,

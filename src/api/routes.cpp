@@ -67,8 +67,8 @@ void RegisterRoutes(http::Router& router, App& app) {
     Bindings b(app);
     for (const auto registrar :
          {RegisterTaskRoutes, RegisterAvatarRoutes, RegisterDocumentRoutes, RegisterVoiceRoutes,
-          RegisterRouterRoutes, RegisterUploadRoutes, RegisterOutputRoutes, RegisterHealthRoutes,
-          RegisterOpenApiRoutes}) {
+          RegisterRouterRoutes, RegisterGenerateRoutes, RegisterUploadRoutes, RegisterOutputRoutes,
+          RegisterHealthRoutes, RegisterOpenApiRoutes}) {
         registrar(b);
     }
     const OperationTable table = EmbeddedOperations(*app.schemas);

@@ -170,7 +170,7 @@ void CheckOne(const json& caps, const std::string& where) {
     CheckObject(caps,
                 {"modality", "ratios", "ratio_resolutions", "resolutions", "durations", "audio",
                  "seed", "negative_prompt", "inputs", "output_formats", "output_count", "modes",
-                 "qualities", "scale_factors", "sample_rates", "note", "by_endpoint"},
+                 "qualities", "scale_factors", "sample_rates", "voices", "note", "by_endpoint"},
                 where);
     const auto modality = GetString(Require(caps, "modality", where), Child(where, "modality"));
     if (!kModalities.contains(modality)) {
@@ -205,6 +205,16 @@ void CheckOne(const json& caps, const std::string& where) {
     }
     if (const json* c = Find(caps, "output_count")) {
         CheckOutputCount(*c, Child(where, "output_count"));
+    }
+    if (const json* voices = Find(caps, "voices")) {
+        const auto at = Child(where, "voices");
+        CheckObject(*voices, {"preset", "clone", "default_preset"}, at);
+        const bool preset = GetBool(Require(*voices, "preset", at), Child(at, "preset"));
+        GetBool(Require(*voices, "clone", at), Child(at, "clone"));
+        if (const json* d = Find(*voices, "default_preset")) {
+            GetString(*d, Child(at, "default_preset"));
+            if (!preset) Fail(Child(at, "default_preset"), "needs preset");
+        }
     }
     if (const json* inputs = Find(caps, "inputs")) {
         const auto at = Child(where, "inputs");

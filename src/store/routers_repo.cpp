@@ -12,7 +12,7 @@ namespace {
 constexpr const char* kColumns =
     "id::text, org_id::text, slug, name, description, version, settings::text,"
     " (extract(epoch FROM created_at) * 1000000)::bigint,"
-    " (extract(epoch FROM updated_at) * 1000000)::bigint";
+    " (extract(epoch FROM updated_at) * 1000000)::bigint, deleted_at IS NOT NULL";
 
 constexpr const char* kInsert = "routers_insert";
 const std::string kInsertSql =
@@ -24,12 +24,21 @@ const std::string kInsertSql =
 constexpr const char* kGet = "routers_get";
 const std::string kGetSql = std::string("SELECT ") + kColumns +
                             " FROM routers WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL";
+constexpr const char* kGetAny = "routers_get_any";
+const std::string kGetAnySql =
+    std::string("SELECT ") + kColumns + " FROM routers WHERE id = $1 AND org_id = $2";
 constexpr const char* kLock = "routers_lock";
 const std::string kLockSql = kGetSql + " FOR UPDATE";
 constexpr const char* kBySlug = "routers_by_slug";
 const std::string kBySlugSql =
     std::string("SELECT ") + kColumns +
     " FROM routers WHERE org_id = $1 AND slug = $2 AND deleted_at IS NULL";
+// The most recently deleted router that had the slug (the decision log of a deleted router).
+constexpr const char* kDeletedBySlug = "routers_deleted_by_slug";
+const std::string kDeletedBySlugSql =
+    std::string("SELECT ") + kColumns +
+    " FROM routers WHERE org_id = $1 AND slug = $2 AND deleted_at IS NOT NULL"
+    " ORDER BY deleted_at DESC LIMIT 1";
 const KeysetList kList{
     "routers_list",
     std::string("SELECT ") + kColumns + " FROM routers WHERE org_id = $1 AND deleted_at IS NULL",
@@ -66,6 +75,7 @@ RouterRecord ReadRouter(const pqxx::row& r) {
     out.settings_json = r[6].as<std::string>();
     out.created_at = FromEpochMicros(r[7].as<long long>());
     out.updated_at = FromEpochMicros(r[8].as<long long>());
+    out.deleted = r[9].as<bool>();
     return out;
 }
 
@@ -76,6 +86,8 @@ void RouterRepo::Prepare(Database& db) {
     db.Prepare(kGet, kGetSql);
     db.Prepare(kLock, kLockSql);
     db.Prepare(kBySlug, kBySlugSql);
+    db.Prepare(kDeletedBySlug, kDeletedBySlugSql);
+    db.Prepare(kGetAny, kGetAnySql);
     kList.Prepare(db);
     db.Prepare(kUpdate, kUpdateSql);
     db.Prepare(kDelete, kDeleteSql);
@@ -108,12 +120,26 @@ boost::asio::awaitable<std::optional<RouterRecord>> RouterRepo::Get(std::string 
 }
 
 boost::asio::awaitable<std::optional<RouterRecord>> RouterRepo::BySlug(std::string org_id,
-                                                                       std::string slug) {
+                                                                       std::string slug,
+                                                                       bool or_deleted) {
     std::optional<RouterRecord> out;
     if (!IsUuid(org_id)) co_return out;
     co_await db_.Run([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        const auto rows = n.exec_prepared(kBySlug, org_id, slug);
+        auto rows = n.exec_prepared(kBySlug, org_id, slug);
+        if (rows.empty() && or_deleted) rows = n.exec_prepared(kDeletedBySlug, org_id, slug);
+        if (!rows.empty()) out = ReadRouter(rows[0]);
+    });
+    co_return out;
+}
+
+boost::asio::awaitable<std::optional<RouterRecord>> RouterRepo::GetAny(std::string org_id,
+                                                                       std::string id) {
+    std::optional<RouterRecord> out;
+    if (!IsUuid(id) || !IsUuid(org_id)) co_return out;
+    co_await db_.Run([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        const auto rows = n.exec_prepared(kGetAny, id, org_id);
         if (!rows.empty()) out = ReadRouter(rows[0]);
     });
     co_return out;

@@ -466,6 +466,37 @@ TEST_F(ContractAnswers, EveryAnswerMatchesItsOperationsSchema) {
                R"({"name": "Contract", "settings": {"fallback": {"onCapacity": true}}})"));
     contract.Check("PATCH", "/v1/routers/{id}",
                    c.Send("PATCH", "/v1/routers/" + router_id, auth, R"({"slug": "other"})"));
+    // Routed generation through it: a dry run, a real one (capacity fallback on), an input no
+    // model may serve (the cap), bad input, an unknown router; then its decision log.
+    contract.Check("POST", "/v1/generate/image",
+                   c.Send("POST", "/v1/generate/image", auth,
+                          R"({"configId": "contract", "dryRun": true,
+                              "input": {"promptText": "a cat", "aspectRatio": "4:3"}})"));
+    contract.Check("POST", "/v1/generate/image",
+                   c.Send("POST", "/v1/generate/image", auth,
+                          R"({"configId": "contract", "input": {"promptText": "a cat"}})"));
+    contract.Check("POST", "/v1/generate/image",
+                   c.Send("POST", "/v1/generate/image", auth,
+                          R"({"configId": "contract",
+                              "input": {"promptText": "a cat", "outputCount": 3}})"));
+    contract.Check("POST", "/v1/generate/video",
+                   c.Send("POST", "/v1/generate/video", auth,
+                          R"({"configId": "contract", "input": {"duration": 1}})"));
+    contract.Check("POST", "/v1/generate/video",
+                   c.Send("POST", "/v1/generate/video", auth,
+                          R"({"configId": "contract", "input": {"promptText": "waves"}})"));
+    contract.Check("POST", "/v1/generate/audio",
+                   c.Send("POST", "/v1/generate/audio", auth,
+                          R"({"configId": "nobody", "input": {"type": "speech",
+                              "promptText": "hi"}})"));
+    contract.Check("POST", "/v1/generate/audio",
+                   c.Send("POST", "/v1/generate/audio", auth, R"({"configId": "contract"})"));
+    contract.Check("GET", "/v1/routers/{id}/requests",
+                   c.Send("GET", "/v1/routers/" + router_id + "/requests?limit=2", auth));
+    contract.Check("GET", "/v1/routers/{id}/requests",
+                   c.Send("GET", "/v1/routers/" + router_id + "/requests", auth));
+    contract.Check("GET", "/v1/routers/{id}/requests",
+                   c.Send("GET", "/v1/routers/" + missing + "/requests", auth));
     contract.Check("DELETE", "/v1/routers/{id}",
                    c.Send("DELETE", "/v1/routers/" + router_id, auth));
     contract.Check("DELETE", "/v1/routers/{id}",

@@ -16,11 +16,14 @@
 #include "genhost/outputs/output_store.hpp"
 #include "genhost/outputs/upload_folder.hpp"
 #include "genhost/outputs/upload_policy.hpp"
+#include "genhost/routing/engine.hpp"
 #include "genhost/store/avatars_repo.hpp"
 #include "genhost/store/database.hpp"
 #include "genhost/store/documents_repo.hpp"
 #include "genhost/store/orgs.hpp"
+#include "genhost/store/router_log.hpp"
 #include "genhost/store/routers_repo.hpp"
+#include "genhost/store/routing_snapshot.hpp"
 #include "genhost/store/tasks_repo.hpp"
 #include "genhost/store/uploads_repo.hpp"
 #include "genhost/store/voices_repo.hpp"
@@ -109,6 +112,10 @@ struct App {
     // RoutersConfig is what the router routes need (src/api/routers.cpp, docs/routers.md).
     struct RoutersConfig {
         store::RouterRepo* repo = nullptr;
+        // Routed generation (/v1/generate/*, src/api/generate.cpp) also needs the rest.
+        const routing::Engine* engine = nullptr;
+        store::RoutingSnapshotRepo* snapshot = nullptr;
+        store::RouterLog* log = nullptr;  // the decision log (/v1/routers/{id}/requests)
     };
     // Model routers (/v1/routers) need `repo`.
     RoutersConfig routers;

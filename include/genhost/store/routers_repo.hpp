@@ -32,6 +32,7 @@ struct RouterRecord {
     std::string settings_json;
     SysTime created_at;
     SysTime updated_at;
+    bool deleted = false;  // only GetAny and BySlug(or_deleted) return deleted routers
 };
 
 struct NewRouter {
@@ -67,9 +68,12 @@ class RouterRepo {
     // live router with that slug.
     boost::asio::awaitable<std::optional<RouterRecord>> Create(NewRouter router);
     boost::asio::awaitable<std::optional<RouterRecord>> Get(std::string org_id, std::string id);
-    // BySlug returns the live router `slug` of `org_id` (generate requests).
-    boost::asio::awaitable<std::optional<RouterRecord>> BySlug(std::string org_id,
-                                                               std::string slug);
+    // BySlug returns the live router `slug` of `org_id` (generate requests); with `or_deleted`,
+    // when none is live, the most recently deleted one that had the slug.
+    boost::asio::awaitable<std::optional<RouterRecord>> BySlug(std::string org_id, std::string slug,
+                                                               bool or_deleted = false);
+    // GetAny is Get, deleted routers included (their decision log stays readable).
+    boost::asio::awaitable<std::optional<RouterRecord>> GetAny(std::string org_id, std::string id);
     boost::asio::awaitable<RouterPage> List(std::string org_id, int limit,
                                             std::optional<Keyset> after);
     // Update applies `change` under a row lock (concurrent PATCHes merge one after the other:

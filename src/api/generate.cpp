@@ -1,0 +1,331 @@
+// POST /v1/generate/{video,image,audio}: routed generation (SPEC.md "Routed generation",
+// CLIENTS.md 3.8, docs/routers.md).
+//
+// The body is validated against schemas/generate_<modality>.json; the router is looked up by its
+// slug (404 when none is live); the selection engine (genhost/routing/engine.hpp) decides from the
+// router's settings, the input, the catalog and a snapshot of the organization's concurrency
+// slots and the measured latencies. The chosen model's own body is then created as an ordinary
+// task (CreateTask, the path of direct generation), unless the request is a dry run. Every call
+// that names a router is written to its decision log, off the request path (store::RouterLog).
+#include "genhost/api/page.hpp"
+#include "handlers.hpp"
+
+#include "genhost/core/ids.hpp"
+#include "genhost/validate/json_body.hpp"
+
+namespace genhost::api {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+
+namespace {
+
+SysTime Now() {
+    return std::chrono::time_point_cast<std::chrono::microseconds>(
+        std::chrono::system_clock::now());
+}
+
+// Parsed is the body parsed (json) and its validation issues.
+struct Parsed {
+    std::optional<json> body;
+    std::optional<ApiError> error;  // a body that is not JSON, or fails the schema
+};
+
+Parsed ParseAndCheck(const App& app, std::string& text, const std::string& schema) {
+    Parsed out;
+    auto parsed = validate::ParseRequestJson(text, app.max_json_depth);
+    std::string().swap(text);
+    if (!parsed) {
+        out.error = parsed.error();
+        return out;
+    }
+    auto issues = app.schemas->Validate(schema, *parsed);
+    if (!issues.empty()) {
+        out.error = ApiError::InvalidRequest("Invalid request body", std::move(issues));
+    } else {
+        app.schemas->FillDefaults(schema, *parsed);
+    }
+    out.body = std::move(*parsed);
+    return out;
+}
+
+// ConfigId is the body's configId when it is a string (valid or not: the lookup decides).
+std::optional<std::string> ConfigId(const std::optional<json>& body) {
+    if (!body || !body->is_object()) return std::nullopt;
+    auto it = body->find("configId");
+    if (it == body->end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+}
+
+json RoutingJson(const std::string& slug, const routing::Decision& d, double credits) {
+    const auto& c = *d.Chosen();
+    json routing = {{"configId", slug},
+                    {"model", c.model},
+                    {"provider", c.provider},
+                    {"estimatedCost", {{"credits", CreditsJson(credits)}}},
+                    {"resolvedSettings",
+                     {{"optimizeFor", routing::OptimizeForName(d.optimize_for)},
+                      {"priceCeiling", d.price_ceiling ? json(*d.price_ceiling) : json()}}},
+                    {"resolvedInput", c.resolved}};
+    if (d.capacity_mattered) {
+        routing["capacityFallback"] = {{"skipped", d.skipped}, {"allExhausted", d.all_exhausted}};
+    }
+    return routing;
+}
+
+// FindString returns the issue path, in the routed input, of the string `value` (a media URI of
+// the chosen model's body), or nullopt.
+std::optional<std::vector<std::string>> FindString(const json& node, const std::string& value,
+                                                   std::vector<std::string>& path) {
+    if (node.is_string()) {
+        if (node.get_ref<const std::string&>() == value) return path;
+        return std::nullopt;
+    }
+    if (node.is_object()) {
+        for (const auto& [key, child] : node.items()) {
+            path.push_back(key);
+            auto found = FindString(child, value, path);
+            path.pop_back();
+            if (found) return found;
+        }
+    } else if (node.is_array()) {
+        for (std::size_t i = 0; i < node.size(); ++i) {
+            path.push_back(std::to_string(i));
+            auto found = FindString(node[i], value, path);
+            path.pop_back();
+            if (found) return found;
+        }
+    }
+    return std::nullopt;
+}
+
+// ToInputPaths rewrites the issues of the chosen model's body (a media input that could not be
+// fetched, say) to the paths of the routed request that held the same value.
+void ToInputPaths(ApiError& error, const json& body, const json& input) {
+    for (auto& issue : error.issues) {
+        std::string pointer;
+        for (const auto& part : issue.path) pointer += "/" + part;
+        const json::json_pointer ptr(pointer);
+        std::vector<std::string> path = {"input"};
+        std::optional<std::vector<std::string>> found;
+        if (!pointer.empty() && body.contains(ptr) && body.at(ptr).is_string()) {
+            found = FindString(input, body.at(ptr).get<std::string>(), path);
+        }
+        issue.path = found ? *found : std::vector<std::string>{"input"};
+    }
+}
+
+// Logged fills what every decision log entry of this request shares.
+store::RouterDecision Logged(const http::Request& req, const auth::Principal& who,
+                             const store::RouterRecord& router, bool dry_run) {
+    store::RouterDecision d;
+    d.id = NewOrderedUuid();
+    d.org_id = who.org_id;
+    d.router_id = router.id;
+    d.router_version = router.version;
+    d.request_id = req.request_id;
+    d.dry_run = dry_run;
+    d.created_at = Now();
+    return d;
+}
+
+void Describe(store::RouterDecision& entry, const routing::Decision& d) {
+    entry.pipeline_json = d.pipeline.dump();
+    entry.reason = d.reason;
+    json emptied = json::array();
+    if (d.emptied_by) emptied.push_back(routing::FilterName(*d.emptied_by));
+    entry.emptied_by_json = emptied.dump();
+    if (const auto* c = d.Chosen()) {
+        entry.model = c->model;
+        entry.provider = c->provider;
+        entry.estimated_credits = c->credits;
+        entry.reason_code = d.reason_code;
+    }
+}
+
+asio::awaitable<http::Response> Generate(App& app, routing::Modality modality, http::Request& req,
+                                         const auth::Principal& who) {
+    const std::string schema = "generate_" + std::string(routing::ModalityName(modality));
+    Parsed parsed;
+    if (req.body.size() <= kParseOnPoolBytes) {
+        parsed = ParseAndCheck(app, req.body, schema);
+    } else {
+        co_await OnBlocking(app, [&] { parsed = ParseAndCheck(app, req.body, schema); });
+    }
+    // The router first: a request naming no live router is a 404 whatever else is wrong (a
+    // configId that is not a slug is a 400 of the schema).
+    std::optional<store::RouterRecord> router;
+    const auto slug = ConfigId(parsed.body);
+    const bool slug_ok =
+        slug && !(parsed.error && std::any_of(parsed.error->issues.begin(),
+                                              parsed.error->issues.end(), [](const Issue& i) {
+                                                  return !i.path.empty() && i.path[0] == "configId";
+                                              }));
+    if (slug_ok) {
+        router = co_await app.routers.repo->BySlug(who.org_id, *slug, /*or_deleted=*/true);
+        if (!router || router->deleted) {
+            if (router) {
+                // A deleted router's log records the attempt.
+                auto entry = Logged(req, who, *router, false);
+                entry.status = "router_config_not_found";
+                entry.reason = "The router was deleted";
+                app.routers.log->Append(std::move(entry));
+            }
+            co_return http::Response::Error(ApiError::NotFound("Router not found"), app.doc_url);
+        }
+    }
+    if (parsed.error) {
+        if (router) {
+            const auto dry = parsed.body->find("dryRun");
+            auto entry = Logged(req, who, *router,
+                                dry != parsed.body->end() && dry->is_boolean() && dry->get<bool>());
+            entry.status = "invalid_request";
+            entry.reason = parsed.error->message;
+            for (const auto& issue : parsed.error->issues) {
+                std::string where;
+                for (const auto& part : issue.path) where += (where.empty() ? "" : ".") + part;
+                *entry.reason += "; " + where + ": " + issue.message;
+            }
+            app.routers.log->Append(std::move(entry));
+        }
+        co_return http::Response::Error(*parsed.error, app.doc_url);
+    }
+    const json& body = *parsed.body;
+    const json& input = body.at("input");
+    const bool dry_run = body.value("dryRun", false);
+    auto entry = Logged(req, who, *router, dry_run);
+
+    // The snapshot: which models are at the organization's concurrency limit, and latencies.
+    routing::Snapshot snapshot;
+    const auto slots = co_await app.routers.snapshot->ActiveSlots(who.org_id);
+    const auto latencies = co_await app.routers.snapshot->Latencies();
+    for (const auto& [model, latency] : latencies) {
+        snapshot.latency[model] = {latency.ewma_seconds, latency.samples};
+    }
+    for (const auto& id : app.routers.engine->Models(modality)) {
+        const auto* info = app.catalog->FindModel(id);
+        const std::string group = info->concurrency_group.empty() ? id : info->concurrency_group;
+        const auto active = slots.active.find(group);
+        const int used = active == slots.active.end() ? 0 : active->second;
+        if (slots.waiting.contains(group) ||
+            used >= LimitsFor(*app.catalog, who.tier, id).max_concurrent) {
+            snapshot.at_limit.insert(id);
+        }
+    }
+    const auto settings = routing::Settings::FromJson(json::parse(router->settings_json));
+    const routing::Decision decision =
+        app.routers.engine->Route(modality, settings, input, snapshot);
+    Describe(entry, decision);
+    const auto* chosen = decision.Chosen();
+    if (chosen == nullptr) {
+        entry.status = "no_eligible_model";
+        app.routers.log->Append(std::move(entry));
+        const std::string filter(routing::FilterName(*decision.emptied_by));
+        std::vector<Issue> issues = {
+            {"custom", {"input"}, "No eligible model: the " + filter + " filter left none"}};
+        for (const auto& e : decision.excluded) {
+            issues.push_back(
+                {"custom",
+                 {"input"},
+                 e.model + " (" + std::string(routing::FilterName(e.filter)) + "): " + e.why});
+        }
+        co_return http::Response::Error(
+            ApiError::InvalidRequest("No eligible model: the " + filter + " filter left none",
+                                     std::move(issues)),
+            app.doc_url);
+    }
+    if (dry_run) {
+        entry.status = "routed";
+        app.routers.log->Append(std::move(entry));
+        co_return http::Response::Json(
+            200, {{"dryRun", true}, {"routing", RoutingJson(*slug, decision, chosen->credits)}});
+    }
+    Result<CreatedTask> created = ApiError::Internal();
+    try {
+        created = co_await CreateTask(app, chosen->endpoint, chosen->body, who);
+    } catch (const std::exception& e) {
+        entry.status = "error";
+        entry.reason = "The task could not be created: " + std::string(e.what());
+        app.routers.log->Append(std::move(entry));
+        throw;
+    }
+    if (!created) {
+        ApiError error = created.error();
+        entry.status = error.code == ErrorCode::kRateLimited ? "error" : "invalid_request";
+        entry.reason = *entry.reason + " The task was not created: " + error.message;
+        if (!error.issues.empty()) *entry.reason += " (" + error.issues.front().message + ")";
+        ToInputPaths(error, chosen->body, input);
+        app.routers.log->Append(std::move(entry));
+        co_return http::Response::Error(error, app.doc_url);
+    }
+    entry.status = "routed";
+    entry.task_id = created->id;
+    entry.estimated_credits = created->credits;
+    app.routers.log->Append(std::move(entry));
+    co_return http::Response::Json(200,
+                                   {{"dryRun", false},
+                                    {"id", created->id},
+                                    {"routing", RoutingJson(*slug, decision, created->credits)}});
+}
+
+asio::awaitable<http::Response> GenerateVideo(App& app, http::Request& req,
+                                              const auth::Principal& who) {
+    co_return co_await Generate(app, routing::Modality::kVideo, req, who);
+}
+asio::awaitable<http::Response> GenerateImage(App& app, http::Request& req,
+                                              const auth::Principal& who) {
+    co_return co_await Generate(app, routing::Modality::kImage, req, who);
+}
+asio::awaitable<http::Response> GenerateAudio(App& app, http::Request& req,
+                                              const auth::Principal& who) {
+    co_return co_await Generate(app, routing::Modality::kAudio, req, who);
+}
+
+json DecisionJson(const store::RouterDecision& d) {
+    auto or_null = [](const std::optional<std::string>& v) { return v ? json(*v) : json(); };
+    return {{"id", d.id},
+            {"requestId", d.request_id},
+            {"createdAt", FormatTimestamp(d.created_at)},
+            {"status", d.status},
+            {"dryRun", d.dry_run},
+            {"routerVersion", d.router_version},
+            {"taskId", or_null(d.task_id)},
+            {"model", or_null(d.model)},
+            {"provider", or_null(d.provider)},
+            {"estimatedCredits", d.estimated_credits ? CreditsJson(*d.estimated_credits) : json()},
+            {"reasonCode", or_null(d.reason_code)},
+            {"reason", or_null(d.reason)},
+            {"emptiedBy", json::parse(d.emptied_by_json)},
+            {"pipeline", json::parse(d.pipeline_json)}};
+}
+
+// GET /v1/routers/{id}/requests: the decision log, newest first; deleted routers keep theirs.
+asio::awaitable<http::Response> ListRouterRequests(App& app, http::Request& req,
+                                                   const auth::Principal& who) {
+    const auto query = ParsePageQuery(req);
+    if (!query) co_return http::Response::Error(query.error(), app.doc_url);
+    const std::string id = LowerUuid(req.params["id"]);
+    const auto router = co_await app.routers.repo->GetAny(who.org_id, id);
+    if (!router) {
+        co_return http::Response::Error(ApiError::NotFound("Router not found"), app.doc_url);
+    }
+    const auto page = co_await app.routers.log->List(who.org_id, id, query->limit, query->after);
+    json data = json::array();
+    for (const auto& d : page.decisions) data.push_back(DecisionJson(d));
+    std::optional<store::Keyset> next;
+    if (page.more && !page.decisions.empty()) {
+        next = store::Keyset{page.decisions.back().created_at, page.decisions.back().id};
+    }
+    co_return http::Response::Json(200, PageJson(std::move(data), next));
+}
+
+}  // namespace
+
+void RegisterGenerateRoutes(Bindings& b) {
+    b.Authed("generateVideo", GenerateVideo);
+    b.Authed("generateImage", GenerateImage);
+    b.Authed("generateAudio", GenerateAudio);
+    b.Authed("listRouterRequests", ListRouterRequests);
+}
+
+}  // namespace genhost::api
