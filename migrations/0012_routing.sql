@@ -37,6 +37,11 @@ CREATE TABLE router_requests (
 -- A router's page, newest first: (created_at, id) below the cursor's.
 CREATE INDEX router_requests_page ON router_requests (router_id, created_at DESC, id DESC);
 
+-- A generate request naming a deleted router's slug logs router_config_not_found on the most
+-- recently deleted router that had it.
+CREATE INDEX routers_org_slug_deleted ON routers (org_id, slug, deleted_at DESC)
+    WHERE deleted_at IS NOT NULL;
+
 CREATE TABLE model_latency (
     model text PRIMARY KEY,
     ewma_seconds double precision NOT NULL,
