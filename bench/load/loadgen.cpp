@@ -1,8 +1,9 @@
 // genhost_loadgen: the HTTP load generator of bench/load/run.sh.
 //
 // Keep-alive HTTP/1.1 connections, one request in flight on each, spread over threads that each
-// run their own event loop. Two scenarios: `create` (POST /v1/text_to_image with a new seed each
-// time) and `poll` (GET /v1/tasks/{id} over the ids of a file). Two ways of sending:
+// run their own event loop. Three scenarios: `create` (POST /v1/text_to_image with a new seed each
+// time), `routed` (the same image through POST /v1/generate/image and the router `--router`)
+// and `poll` (GET /v1/tasks/{id} over the ids of a file). Two ways of sending:
 //   * closed loop (no --rate): each connection sends its next request as soon as the previous
 //     response is in, like wrk; the rate is the server's capacity.
 //   * open loop (--rate R): every connection has its own schedule of R/connections requests per
@@ -14,8 +15,9 @@
 // Prints wrk's "Requests/sec:" line, the count of responses with status >= 400, socket errors,
 // latency percentiles and its own CPU per request.
 //
-//   genhost_loadgen --scenario create|poll [--url http://127.0.0.1:8080] [--connections 16]
+//   genhost_loadgen --scenario create|routed|poll [--url http://127.0.0.1:8080] [--connections 16]
 //                   [--threads 2] [--duration 15] [--rate R] [--tick-us 200] [--ids FILE]
+//                   [--router SLUG] (routed: the router's slug, default "bench")
 //                   [--unix PATH]   (a unix-domain socket instead of the URL's host and port;
 //                                    the URL still names the Host header)
 // Environment: GENHOST_API_KEY.
@@ -52,6 +54,7 @@ struct Options {
     std::string host = "127.0.0.1";
     std::string port = "8080";
     std::string scenario;
+    std::string router = "bench";  // --router: the slug of the routed scenario
     std::string ids_file;
     std::string unix_path;  // --unix: connect to this unix-domain socket instead of host:port
     std::string key;
@@ -73,7 +76,8 @@ struct Stats {
 struct Run {
     Options options;
     std::vector<std::string> ids;
-    bool create = false;  // the create scenario; otherwise poll
+    bool create = false;  // the create or routed scenario; otherwise poll
+    bool routed = false;  // create through POST /v1/generate/image
     // The header lines every request carries (Host, Authorization, X-Service-Version), built once.
     std::string headers;
     Clock::time_point start;
@@ -186,10 +190,19 @@ class Connection {
         if (run_.create) {
             // Seeds stay within SPEC.md's 0..4294967295 and differ between connections.
             const std::uint64_t seed = (sent_ * run_.options.connections + index_) % 4294967296ULL;
-            std::string body = R"({"model":"gen4_image","promptText":"a lighthouse at dusk",)"
-                               R"("ratio":"1280:720","seed":)" +
-                               std::to_string(seed) + "}";
-            request_ += "POST /v1/text_to_image HTTP/1.1\r\n";
+            std::string body;
+            if (run_.routed) {
+                body = R"({"configId":")" + run_.options.router +
+                       R"(","input":{"promptText":"a lighthouse at dusk","aspectRatio":"16:9",)"
+                       R"("resolution":"1k","seed":)" +
+                       std::to_string(seed) + "}}";
+                request_ += "POST /v1/generate/image HTTP/1.1\r\n";
+            } else {
+                body = R"({"model":"gen4_image","promptText":"a lighthouse at dusk",)"
+                       R"("ratio":"1280:720","seed":)" +
+                       std::to_string(seed) + "}";
+                request_ += "POST /v1/text_to_image HTTP/1.1\r\n";
+            }
             request_ += run_.headers;
             request_ += "Content-Type: application/json\r\nContent-Length: ";
             request_ += std::to_string(body.size());
@@ -223,7 +236,7 @@ class Connection {
 [[noreturn]] void usage(const char* why) {
     std::fprintf(
         stderr,
-        "genhost_loadgen: %s\nusage: genhost_loadgen --scenario create|poll [--url "
+        "genhost_loadgen: %s\nusage: genhost_loadgen --scenario create|routed|poll [--url "
         "http://HOST:PORT] [--connections N] [--threads N] [--duration S] [--rate R] [--tick-us T] "
         "[--ids FILE] [--unix PATH]\n",
         why);
@@ -261,6 +274,8 @@ Options parse(int argc, char** argv) {
                 o.rate = std::stod(value);
             } else if (arg == "--tick-us") {
                 o.tick = std::chrono::microseconds(std::stoll(value));
+            } else if (arg == "--router") {
+                o.router = value;
             } else if (arg == "--ids") {
                 o.ids_file = value;
             } else {
@@ -270,7 +285,8 @@ Options parse(int argc, char** argv) {
             usage(("bad value for " + arg).c_str());
         }
     }
-    if (o.scenario != "create" && o.scenario != "poll") usage("--scenario must be create or poll");
+    if (o.scenario != "create" && o.scenario != "routed" && o.scenario != "poll")
+        usage("--scenario must be create, routed or poll");
     if (o.connections < 1 || o.threads < 1 || o.duration_s <= 0 || o.rate < 0)
         usage("connections, threads and duration must be positive, rate not negative");
     if (o.scenario == "poll" && o.ids_file.empty()) usage("poll needs --ids FILE");
@@ -299,7 +315,8 @@ int main(int argc, char** argv) {
             if (!line.empty()) run.ids.push_back(line);
         if (run.ids.empty()) usage("the ids file has no ids");
     }
-    run.create = o.scenario == "create";
+    run.create = o.scenario == "create" || o.scenario == "routed";
+    run.routed = o.scenario == "routed";
     run.headers = "Host: " + o.host + ":" + o.port + "\r\nAuthorization: Bearer " + o.key +
                   "\r\nX-Service-Version: 2024-11-06\r\n";
 

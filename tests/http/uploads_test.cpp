@@ -576,6 +576,33 @@ TEST_F(NodeSdk, RoutersCreatedMergedPagedAndDeleted) {
               nlohmann::json::parse(R"(["settings","models","ids","0"])"));
     EXPECT_EQ(r["missing"]["is"], true);
     EXPECT_EQ(r["missing"]["status"], 404);
+    // Routed generation: the dry run (client.post) decides what generate.image.create then does.
+    EXPECT_EQ(r["dryRun"]["dryRun"], true);
+    EXPECT_FALSE(r["dryRun"].contains("id"));
+    EXPECT_EQ(r["routed"]["dryRun"], false);
+    EXPECT_EQ(r["routed"]["routing"], r["dryRun"]["routing"]);
+    EXPECT_EQ(r["routed"]["routing"]["configId"], "media");
+    EXPECT_EQ(r["routed"]["routing"]["resolvedSettings"]["priceCeiling"], 8);
+    EXPECT_LE(r["routed"]["routing"]["estimatedCost"]["credits"].get<double>(), 8);
+    EXPECT_EQ(r["routed"]["routing"]["resolvedInput"]["aspectRatio"], "16:9");
+    EXPECT_EQ(r["task"]["status"], "SUCCEEDED");
+    EXPECT_EQ(r["task"]["outputs"], 1);
+    EXPECT_EQ(r["speech"]["resolvedInput"],
+              nlohmann::json({{"type", "speech"}, {"voice", "preset"}}));
+    EXPECT_EQ(r["noEligible"]["is"], true) << r.dump(2);
+    EXPECT_EQ(r["noEligible"]["status"], 400);
+    EXPECT_THAT(r["noEligible"]["body"]["error"].get<std::string>(),
+                ::testing::StartsWith("No eligible model: the "));
+    EXPECT_EQ(r["unknownRouter"]["is"], true);
+    EXPECT_EQ(r["unknownRouter"]["status"], 404);
+    // The decision log, newest first: the unserved video, the speech, the image, the dry run.
+    const auto& log = r["log"]["data"];
+    ASSERT_EQ(log.size(), 4u) << r["log"].dump(2);
+    EXPECT_EQ(log[0]["status"], "no_eligible_model");
+    EXPECT_EQ(log[1]["model"], r["speech"]["model"]);
+    EXPECT_EQ(log[2]["taskId"], r["routed"]["id"]);
+    EXPECT_EQ(log[3]["dryRun"], true);
+    EXPECT_EQ(r["log"]["hasMore"], false);
 }
 
 }  // namespace
