@@ -68,3 +68,14 @@ CREATE TRIGGER tasks_model_latency AFTER UPDATE OF status ON tasks
     WHEN (OLD.status = 'RUNNING' AND NEW.status = 'SUCCEEDED' AND NEW.started_at IS NOT NULL
           AND NEW.finished_at IS NOT NULL)
     EXECUTE FUNCTION genhost_model_latency();
+
+-- Nodes keep the routers generate requests name in memory (store::RouterCache); a change or a
+-- deletion (an UPDATE) tells every node to forget them.
+CREATE FUNCTION genhost_routers_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('genhost_routers', '');
+    RETURN NULL;
+END;
+$$;
+CREATE TRIGGER routers_changed AFTER UPDATE ON routers
+    FOR EACH STATEMENT EXECUTE FUNCTION genhost_routers_changed();

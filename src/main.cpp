@@ -339,10 +339,12 @@ int Serve(const Settings& settings) {
          {genhost::tasks::kVoiceJobKind, voice_processor.Kind()},
          {genhost::tasks::kOutputExpiryJobKind, voice_processor.ExpiryKind()}});
 
+    genhost::store::RouterCache router_cache;
     genhost::store::Listener listener(
         s.database_url,
         {[&] { workers.Wake(); }, [&](const std::string& id) { workers.CancelLocal(id); },
-         [&] { authenticator.Invalidate(); }, [&] { job_engine.Kick(); }});
+         [&] { authenticator.Invalidate(); }, [&] { job_engine.Kick(); },
+         [&] { router_cache.Clear(); }});
     listener.Start();
     workers.Start();
     upload_sweeper.Start();
@@ -385,6 +387,7 @@ int Serve(const Settings& settings) {
     app.routers.engine = &routing_engine;
     app.routers.snapshot = &routing_snapshot;
     app.routers.log = &router_log;
+    app.routers.cache = &router_cache;
     app.voices.kick = [&job_engine] { job_engine.Kick(); };
     app.extra_gauges = [&] {
         std::vector<genhost::http::Sample> gauges{

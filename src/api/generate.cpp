@@ -155,6 +155,8 @@ asio::awaitable<http::Response> Generate(App& app, routing::Modality modality, h
     // The router first: a request naming no live router is a 404 whatever else is wrong (a
     // configId that is not a slug is a 400 of the schema).
     std::optional<store::RouterRecord> router;
+    store::GenerateContext context;
+    bool have_slots = false;
     const auto slug = ConfigId(parsed.body);
     const bool slug_ok =
         slug && !(parsed.error && std::any_of(parsed.error->issues.begin(),
@@ -162,7 +164,16 @@ asio::awaitable<http::Response> Generate(App& app, routing::Modality modality, h
                                                   return !i.path.empty() && i.path[0] == "configId";
                                               }));
     if (slug_ok) {
-        router = co_await app.routers.repo->BySlug(who.org_id, *slug, /*or_deleted=*/true);
+        if (app.routers.cache != nullptr) router = app.routers.cache->Find(who.org_id, *slug);
+        if (!router) {
+            // The router and the organization's slots in one round trip.
+            const std::uint64_t epoch =
+                app.routers.cache != nullptr ? app.routers.cache->Epoch() : 0;
+            context = co_await app.routers.repo->ForGenerate(who.org_id, *slug);
+            have_slots = true;
+            router = std::move(context.router);
+            if (router && app.routers.cache != nullptr) app.routers.cache->Put(*router, epoch);
+        }
         if (!router || router->deleted) {
             if (router) {
                 // A deleted router's log records the attempt.
@@ -195,24 +206,30 @@ asio::awaitable<http::Response> Generate(App& app, routing::Modality modality, h
     const bool dry_run = body.value("dryRun", false);
     auto entry = Logged(req, who, *router, dry_run);
 
-    // The snapshot: which models are at the organization's concurrency limit, and latencies.
+    // The snapshot: which models are at the organization's concurrency limit (read only when
+    // the router's capacity fallback can use it), and latencies (only when ranked by latency).
+    const auto settings = routing::Settings::FromJson(json::parse(router->settings_json));
     routing::Snapshot snapshot;
-    const auto slots = co_await app.routers.snapshot->ActiveSlots(who.org_id);
-    const auto latencies = co_await app.routers.snapshot->Latencies();
-    for (const auto& [model, latency] : latencies) {
-        snapshot.latency[model] = {latency.ewma_seconds, latency.samples};
-    }
-    for (const auto& id : app.routers.engine->Models(modality)) {
-        const auto* info = app.catalog->FindModel(id);
-        const std::string group = info->concurrency_group.empty() ? id : info->concurrency_group;
-        const auto active = slots.active.find(group);
-        const int used = active == slots.active.end() ? 0 : active->second;
-        if (slots.waiting.contains(group) ||
-            used >= LimitsFor(*app.catalog, who.tier, id).max_concurrent) {
-            snapshot.at_limit.insert(id);
+    if (settings.on_capacity) {
+        if (!have_slots) context = co_await app.routers.repo->ForGenerate(who.org_id, *slug);
+        for (const auto& id : app.routers.engine->Models(modality)) {
+            const auto* info = app.catalog->FindModel(id);
+            const std::string group =
+                info->concurrency_group.empty() ? id : info->concurrency_group;
+            const auto active = context.active.find(group);
+            const int used = active == context.active.end() ? 0 : active->second;
+            if (context.waiting.contains(group) ||
+                used >= LimitsFor(*app.catalog, who.tier, id).max_concurrent) {
+                snapshot.at_limit.insert(id);
+            }
         }
     }
-    const auto settings = routing::Settings::FromJson(json::parse(router->settings_json));
+    if (settings.optimize_for == routing::OptimizeFor::kLatency) {
+        const auto latencies = co_await app.routers.snapshot->Latencies();
+        for (const auto& [model, latency] : latencies) {
+            snapshot.latency[model] = {latency.ewma_seconds, latency.samples};
+        }
+    }
     const routing::Decision decision =
         app.routers.engine->Route(modality, settings, input, snapshot);
     Describe(entry, decision);

@@ -180,6 +180,8 @@ asio::awaitable<http::Response> UpdateRouter(App& app, http::Request& req,
         who.org_id, id, std::move(change), [&patch](const std::string& stored) {
             return MergeSettings(nlohmann::json::parse(stored), patch).dump();
         });
+    // This node's cached routers go now; other nodes' on the notification (docs/routers.md).
+    if (app.routers.cache != nullptr) app.routers.cache->Clear();
     if (!updated) co_return NotFound(app);
     co_return http::Response::Json(200, RouterJson(*updated));
 }
@@ -188,6 +190,7 @@ asio::awaitable<http::Response> DeleteRouter(App& app, http::Request& req,
                                              const auth::Principal& who) {
     const std::string id = LowerUuid(req.params["id"]);
     const bool found = co_await app.routers.repo->Delete(who.org_id, id);
+    if (app.routers.cache != nullptr) app.routers.cache->Clear();
     if (!found) co_return NotFound(app);
     co_return http::Response::NoContent();
 }

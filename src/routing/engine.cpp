@@ -357,47 +357,47 @@ bool ChooseRatio(Mapped& m, const std::string& model, const EndpointView& v, con
         }
         return std::nullopt;
     };
-    std::vector<std::string> concrete;
-    std::vector<std::string> aspects;
-    if (v.caps.contains("ratios") && v.Has("ratio")) {
-        for (const auto& r : v.caps.at("ratios")) {
-            const auto parsed = ParseRatio(r.get<std::string>());
-            if (!parsed) continue;  // auto, adaptive, auto_720p
-            (IsConcrete(*parsed) ? concrete : aspects).push_back(r.get<std::string>());
-        }
+    std::vector<const RatioEntry*> concrete;
+    std::vector<const RatioEntry*> aspects;
+    if (v.Has("ratio")) {
+        for (const auto& r : v.ratios) (r.concrete ? concrete : aspects).push_back(&r);
     }
     if (!concrete.empty()) {
         // The matching concrete ratio of the wanted class, else of the preferred class.
-        const json* classes =
-            v.caps.contains("ratio_resolutions") ? &v.caps.at("ratio_resolutions") : nullptr;
-        std::optional<std::tuple<int, double, std::string, std::string>> best;
-        for (const auto& r : concrete) {
-            const Ratio parsed = *ParseRatio(r);
+        const RatioEntry* best = nullptr;
+        std::tuple<int, double> best_key;
+        for (const RatioEntry* r : concrete) {
+            const Ratio parsed{r->w, r->h};
             if (!SameAspect(parsed, aspect)) continue;
-            std::string cls = image                ? ImageTier(parsed)
-                              : classes != nullptr ? LabelClass(classes->at(r).get<std::string>())
-                                                   : VideoClass(parsed);
+            const std::string& cls = image ? r->image_tier : r->video_class;
             if (want && cls != *want) continue;
             const auto key =
-                std::make_tuple(ClassPreference(cls, image), AspectError(parsed, aspect), r, cls);
-            if (!best || key < *best) best = key;
+                std::make_tuple(ClassPreference(cls, image), AspectError(parsed, aspect));
+            if (best == nullptr || key < best_key) {
+                best = r;
+                best_key = key;
+            }
         }
-        if (!best) {
+        if (best == nullptr) {
             Exclude(m, model, Filter::kCapability,
                     want ? "aspect ratio " + aspect_text + " at " + *want + ": no such size"
                          : "aspect ratio " + aspect_text + ": no such size");
             return false;
         }
-        out.ratio = std::get<2>(*best);
-        out.resolved_ratio = std::get<2>(*best);
-        out.resolved_class = std::get<3>(*best);
+        out.ratio = best->text;
+        out.resolved_ratio = best->text;
+        out.resolved_class = image ? best->image_tier : best->video_class;
         out.resolution = pick_resolution(std::nullopt);
         return true;
     }
     if (!aspects.empty()) {
-        if (std::find(aspects.begin(), aspects.end(), aspect_text) == aspects.end()) {
+        const bool found = std::any_of(aspects.begin(), aspects.end(),
+                                       [&](const RatioEntry* r) { return r->text == aspect_text; });
+        if (!found) {
+            json names = json::array();
+            for (const RatioEntry* r : aspects) names.push_back(r->text);
             Exclude(m, model, Filter::kCapability,
-                    "aspect ratio " + aspect_text + " is not one of " + Join(json(aspects)));
+                    "aspect ratio " + aspect_text + " is not one of " + Join(names));
             return false;
         }
         out.ratio = aspect_text;
@@ -543,7 +543,9 @@ Mapped MapVideo(const Engine::Profile& p, const json& input) {
     // Sound.
     if (input.contains("audio")) {
         const bool want = input.at("audio").get<bool>();
-        const json audio = v.caps.value("audio", json::object());
+        static const json kNone = json::object();
+        const auto found = v.caps.find("audio");
+        const json& audio = found == v.caps.end() ? kNone : *found;
         const bool output = audio.value("output", false);
         const bool toggle = audio.value("toggle", false);
         if (want && !output) {
@@ -673,7 +675,28 @@ Engine::Engine(std::shared_ptr<const catalog::Catalog> catalog,
     : catalog_(std::move(catalog)), schemas_(std::move(schemas)) {
     for (const auto& model : catalog_->Models()) {
         auto profile = BuildProfile(model, *schemas_);
-        if (profile) profiles_.push_back(std::move(*profile));
+        if (!profile) continue;
+        // Ratios parsed and classed once.
+        for (auto& [name, view] : profile->endpoints) {
+            if (!view.caps.contains("ratios")) continue;
+            const json* classes = view.caps.contains("ratio_resolutions")
+                                      ? &view.caps.at("ratio_resolutions")
+                                      : nullptr;
+            for (const auto& r : view.caps.at("ratios")) {
+                const std::string text = r.get<std::string>();
+                const auto parsed = ParseRatio(text);
+                if (!parsed) continue;
+                RatioEntry e{text, parsed->w, parsed->h, IsConcrete(*parsed), "", ""};
+                if (e.concrete) {
+                    e.video_class = classes != nullptr
+                                        ? LabelClass(classes->at(text).get<std::string>())
+                                        : VideoClass(*parsed);
+                    e.image_tier = ImageTier(*parsed);
+                }
+                view.ratios.push_back(std::move(e));
+            }
+        }
+        profiles_.push_back(std::move(*profile));
     }
 }
 
@@ -754,17 +777,22 @@ Decision Engine::Route(Modality modality, const Settings& settings, const json& 
         c.resolved = std::move(m.resolved);
         d.ranked.push_back(std::move(c));
     }
-    // The pipeline: survivors after each filter, in order.
+    // The pipeline: survivors after each filter, in order (each model's exclusion, by its place
+    // in the pool, read once).
+    std::vector<int> left_at(pool.size(), 5);  // the filter a model left at; 5: it stayed
+    for (std::size_t i = 0, e = 0; i < pool.size() && e < d.excluded.size(); ++i) {
+        if (d.excluded[e].model == pool[i]) left_at[i] = static_cast<int>(d.excluded[e++].filter);
+    }
     d.pipeline = json::array();
     for (Filter f : {Filter::kCapability, Filter::kPromptLength, Filter::kInputSupport,
                      Filter::kAllowDeny, Filter::kPrice}) {
-        std::erase_if(pool, [&](const std::string& model) {
-            return std::any_of(d.excluded.begin(), d.excluded.end(), [&](const Exclusion& e) {
-                return e.model == model && e.filter == f;
-            });
-        });
-        d.pipeline.push_back({{"type", "filter"}, {"filter", FilterName(f)}, {"models", pool}});
-        if (pool.empty() && !d.emptied_by) d.emptied_by = f;
+        json models = json::array();
+        for (std::size_t i = 0; i < pool.size(); ++i) {
+            if (left_at[i] > static_cast<int>(f)) models.push_back(pool[i]);
+        }
+        if (models.empty() && !d.emptied_by) d.emptied_by = f;
+        d.pipeline.push_back(
+            {{"type", "filter"}, {"filter", FilterName(f)}, {"models", std::move(models)}});
     }
     // Rank.
     auto key = [&](const Candidate& c) {

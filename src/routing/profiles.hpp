@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace genhost::routing {
 
@@ -23,9 +24,20 @@ struct FieldShape {
     nlohmann::json item_consts = nlohmann::json::object();  // {type: "video"} and the like
 };
 
+// RatioEntry is one value of the capabilities' `ratios`, parsed once (Engine's constructor).
+struct RatioEntry {
+    std::string text;
+    int w = 0;
+    int h = 0;
+    bool concrete = false;    // pixels ("1280:720"); else an aspect ("16:9")
+    std::string video_class;  // concrete: ratio_resolutions' class, else by area
+    std::string image_tier;   // concrete: by area
+};
+
 struct EndpointView {
     std::string endpoint;
-    nlohmann::json caps;                                    // effective capabilities
+    nlohmann::json caps;             // effective capabilities
+    std::vector<RatioEntry> ratios;  // the parseable `ratios` (not auto, adaptive, auto_720p)
     std::map<std::string, FieldShape, std::less<>> fields;  // the variant's properties
     std::set<std::string, std::less<>> required;
     std::size_t prompt_max = 0;  // promptText maxLength (UTF-16 units); 0 without promptText

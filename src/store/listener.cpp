@@ -54,6 +54,9 @@ void Listener::Run() {
             Receiver jobs(conn, "genhost_jobs", [this](const std::string&) {
                 if (callbacks_.on_jobs) callbacks_.on_jobs();
             });
+            Receiver routers(conn, "genhost_routers", [this](const std::string&) {
+                if (callbacks_.on_routers) callbacks_.on_routers();
+            });
             connected_ = true;
             backoff = std::chrono::milliseconds(100);
             if (!first) {
@@ -62,6 +65,7 @@ void Listener::Run() {
                 if (callbacks_.on_cancel) callbacks_.on_cancel("");
                 if (callbacks_.on_keys) callbacks_.on_keys();
                 if (callbacks_.on_jobs) callbacks_.on_jobs();
+                if (callbacks_.on_routers) callbacks_.on_routers();
             }
             first = false;
             while (!stop_) {

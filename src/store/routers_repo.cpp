@@ -1,8 +1,10 @@
 #include "genhost/store/routers_repo.hpp"
 
 #include "genhost/core/ids.hpp"
+#include "genhost/core/logging.hpp"
 #include "keyset_page.hpp"
 
+#include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 
 namespace genhost::store {
@@ -62,7 +64,59 @@ constexpr const char* kVersion = "routers_version";
 constexpr const char* kVersionSql =
     "SELECT settings::text FROM router_versions WHERE router_id = $1 AND version = $2";
 
+// A generate request's router (live, else the most recently deleted with the slug: the two
+// partial indexes, the second only probed when the first finds nothing) and its organization's
+// slots, for a batch of (organization, slug) pairs: $1 is a JSON array of [org, slug].
+constexpr const char* kGenerate = "routers_for_generate";
+const std::string kGenerateSql =
+    std::string(
+        "SELECT k.i, r.*, (SELECT coalesce(json_agg(json_build_array(s.limit_key,"
+        " s.active, EXISTS (SELECT 1 FROM tasks t WHERE t.status = 'THROTTLED'"
+        " AND t.org_id = s.org_id AND t.limit_key = s.limit_key))), '[]')"
+        " FROM concurrency_slots s WHERE s.org_id = (k.v->>0)::uuid)::text"
+        " FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS k(v, i)"
+        " LEFT JOIN LATERAL (("
+        "SELECT ") +
+    kColumns +
+    " FROM routers WHERE org_id = (k.v->>0)::uuid AND slug = k.v->>1 AND deleted_at IS NULL"
+    " LIMIT 1) UNION ALL (SELECT " +
+    kColumns +
+    " FROM routers WHERE org_id = (k.v->>0)::uuid AND slug = k.v->>1 AND deleted_at IS NOT NULL"
+    " ORDER BY deleted_at DESC LIMIT 1) LIMIT 1) r ON true";
+constexpr std::size_t kMaxGenerateBatch = 64;
+constexpr std::size_t kGenerateSpill = 8;
+
 SysTime FromEpochMicros(long long us) { return SysTime{std::chrono::microseconds{us}}; }
+
+// ReadGenerate reads the rows of kGenerate (one per pair, in order of `i`).
+std::vector<GenerateContext> ReadGenerate(const PgResult& r, std::size_t count) {
+    std::vector<GenerateContext> out(count);
+    for (int row = 0; row < r.rows(); ++row) {
+        const auto i = static_cast<std::size_t>(r.Int64(row, 0)) - 1;
+        if (i >= count) continue;
+        auto& ctx = out[i];
+        if (!r.IsNull(row, 1)) {
+            RouterRecord rec;
+            rec.id = r.String(row, 1);
+            rec.org_id = r.String(row, 2);
+            rec.slug = r.String(row, 3);
+            rec.name = r.String(row, 4);
+            if (!r.IsNull(row, 5)) rec.description = r.String(row, 5);
+            rec.version = static_cast<int>(r.Int64(row, 6));
+            rec.settings_json = r.String(row, 7);
+            rec.created_at = FromEpochMicros(r.Int64(row, 8));
+            rec.updated_at = FromEpochMicros(r.Int64(row, 9));
+            rec.deleted = r.Text(row, 10) == "t";
+            ctx.router = std::move(rec);
+        }
+        for (const auto& slot : nlohmann::json::parse(r.Text(row, 11))) {
+            const std::string key = slot.at(0).get<std::string>();
+            ctx.active[key] = slot.at(1).get<int>();
+            if (slot.at(2).get<bool>()) ctx.waiting.insert(key);
+        }
+    }
+    return out;
+}
 
 RouterRecord ReadRouter(const pqxx::row& r) {
     RouterRecord out;
@@ -80,6 +134,67 @@ RouterRecord ReadRouter(const pqxx::row& r) {
 }
 
 }  // namespace
+
+std::optional<RouterRecord> RouterCache::Find(const std::string& org_id, const std::string& slug) {
+    std::lock_guard lock(mu_);
+    const auto it = entries_.find({org_id, slug});
+    if (it == entries_.end()) return std::nullopt;
+    if (std::chrono::steady_clock::now() - it->second.at > max_age_) {
+        entries_.erase(it);
+        return std::nullopt;
+    }
+    return it->second.router;
+}
+
+std::uint64_t RouterCache::Epoch() {
+    std::lock_guard lock(mu_);
+    return epoch_;
+}
+
+void RouterCache::Put(const RouterRecord& router, std::uint64_t epoch) {
+    if (router.deleted) return;
+    std::lock_guard lock(mu_);
+    if (epoch != epoch_) return;
+    if (entries_.size() >= 10000) entries_.clear();  // a bound, never reached in practice
+    entries_[{router.org_id, router.slug}] = {router, std::chrono::steady_clock::now()};
+}
+
+void RouterCache::Clear() {
+    std::lock_guard lock(mu_);
+    ++epoch_;
+    entries_.clear();
+}
+
+RouterRepo::RouterRepo(Database& db)
+    : db_(db),
+      generate_batch_(
+          db, kGenerate, kGenerateSql, /*idempotent=*/true, kMaxGenerateBatch, 1, kGenerateSpill,
+          [](const std::vector<SlugKey>& keys) {
+              std::string json = "[";
+              for (const auto& k : keys) {
+                  if (json.size() > 1) json += ',';
+                  json += "[\"" + JsonEscape(k.org_id) + "\",\"" + JsonEscape(k.slug) + "\"]";
+              }
+              json += ']';
+              return std::vector<std::string>{std::move(json)};
+          },
+          [](const PgResult& r, const std::vector<SlugKey>& keys) {
+              return ReadGenerate(r, keys.size());
+          },
+          LaneSharing::kPerContext) {
+    Prepare(db);
+}
+
+RouterRepo::~RouterRepo() = default;
+
+boost::asio::awaitable<GenerateContext> RouterRepo::ForGenerate(std::string org_id,
+                                                                std::string slug) {
+    if (!IsUuid(org_id)) co_return GenerateContext{};
+    // Named first: GCC 12 mishandles a temporary inside a co_await expression.
+    SlugKey key{std::move(org_id), std::move(slug)};
+    auto context = co_await generate_batch_.Submit(std::move(key));
+    co_return context;
+}
 
 void RouterRepo::Prepare(Database& db) {
     db.Prepare(kInsert, kInsertSql);

@@ -151,5 +151,52 @@ TEST(MultiNode, ATaskWhoseNodeIsKilledIsFinishedByAnotherNode) {
     EXPECT_EQ(PngSize(file.body), std::make_pair(1280, 720));
 }
 
+// Each node keeps the routers that generate requests name; a change made through another node
+// reaches it by notification, well before the cache's two-second backstop.
+TEST(MultiNode, ARouterChangedOnOneNodeRoutesByItsNewSettingsOnTheOther) {
+    TestDatabase db;
+    ServerProcess a(db.dsn(), {{"GENHOST_ROLE", "api"}});
+    a.Start();
+    ServerProcess b(db.dsn(), {{"GENHOST_ROLE", "api"}});
+    b.Start();
+    const std::string key = CreateKey(a, "routers-tenant");
+    HttpClient ca("127.0.0.1", a.port());
+    HttpClient cb("127.0.0.1", b.port());
+    auto send = [&](HttpClient& c, const std::string& method, const std::string& path,
+                    const json& body) {
+        return c.Send(method, path, AuthHeaders(key), body.dump());
+    };
+    const auto router = send(ca, "POST", "/v1/routers", {{"slug", "shared"}});
+    ASSERT_EQ(router.status, 200) << router.body;
+    const json dry = {
+        {"configId", "shared"}, {"dryRun", true}, {"input", {{"promptText", "a lighthouse"}}}};
+    const auto first = send(cb, "POST", "/v1/generate/image", dry);  // b caches the router
+    ASSERT_EQ(first.status, 200) << first.body;
+    EXPECT_EQ(first.Json()["routing"]["resolvedSettings"]["optimizeFor"], "cost");
+    ASSERT_EQ(send(ca, "PATCH", "/v1/routers/" + router.Json()["id"].get<std::string>(),
+                   {{"settings", {{"optimizeFor", "quality"}}}})
+                  .status,
+              200);
+    std::string seen;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(1000);
+    while (std::chrono::steady_clock::now() < deadline && seen != "quality") {
+        seen = send(cb, "POST", "/v1/generate/image", dry)
+                   .Json()["routing"]["resolvedSettings"]["optimizeFor"];
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_EQ(seen, "quality");
+    // Deleted through a: b answers 404 as soon as the notification is in.
+    ASSERT_EQ(
+        send(ca, "DELETE", "/v1/routers/" + router.Json()["id"].get<std::string>(), nullptr).status,
+        204);
+    int status = 200;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1000);
+    while (std::chrono::steady_clock::now() < until && status != 404) {
+        status = send(cb, "POST", "/v1/generate/image", dry).status;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_EQ(status, 404);
+}
+
 }  // namespace
 }  // namespace genhost::testing

@@ -115,7 +115,8 @@ struct App {
         // Routed generation (/v1/generate/*, src/api/generate.cpp) also needs the rest.
         const routing::Engine* engine = nullptr;
         store::RoutingSnapshotRepo* snapshot = nullptr;
-        store::RouterLog* log = nullptr;  // the decision log (/v1/routers/{id}/requests)
+        store::RouterLog* log = nullptr;      // the decision log (/v1/routers/{id}/requests)
+        store::RouterCache* cache = nullptr;  // routers named by generate requests (optional)
     };
     // Model routers (/v1/routers) need `repo`.
     RoutersConfig routers;

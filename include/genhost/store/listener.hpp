@@ -2,8 +2,9 @@
 //
 // Provides Listener: one thread with its own connection that LISTENs on genhost's channels and
 // calls back on notifications: `genhost_tasks` (work was queued), `genhost_cancel` (payload: a
-// task id that was cancelled), `genhost_keys` (keys or organizations changed) and `genhost_jobs`
-// (a background job was queued; payload: its kind). It reconnects
+// task id that was cancelled), `genhost_keys` (keys or organizations changed), `genhost_jobs`
+// (a background job was queued; payload: its kind) and `genhost_routers` (a router changed or
+// was deleted). It reconnects
 // by itself after losing the database; after a reconnect it calls every callback once (with an
 // empty payload), since notifications sent meanwhile were lost. Callbacks run on the listener
 // thread and must be quick.
@@ -23,6 +24,7 @@ class Listener {
         std::function<void(const std::string& task_id)> on_cancel;
         std::function<void()> on_keys;
         std::function<void()> on_jobs;
+        std::function<void()> on_routers;
     };
 
     Listener(std::string dsn, Callbacks callbacks);

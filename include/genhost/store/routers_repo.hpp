@@ -10,13 +10,19 @@
 #pragma once
 
 #include "genhost/core/clock.hpp"
+#include "genhost/store/async_pg.hpp"
 #include "genhost/store/database.hpp"
 #include "genhost/store/keyset.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
+#include <chrono>
+#include <cstdint>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,14 +60,52 @@ struct RouterChange {
     bool change_settings = false;
 };
 
+// GenerateContext is what a generate request reads before routing, in one round trip: the router
+// (as BySlug with or_deleted) and the organization's concurrency slots: `active` maps each
+// limit key with a slots row to the slots its PENDING and RUNNING tasks hold, `waiting` holds the
+// limit keys THROTTLED tasks wait for.
+struct GenerateContext {
+    std::optional<RouterRecord> router;
+    std::map<std::string, int, std::less<>> active;
+    std::set<std::string, std::less<>> waiting;
+};
+
 struct RouterPage {
     std::vector<RouterRecord> routers;
     bool more = false;
 };
 
+// RouterCache keeps the live routers generate requests named, by (organization, slug), so a
+// routed request needs no query for its router. An entry is used for at most `max_age`; every
+// change or deletion clears the cache: on this node at once (the handlers call Clear), on the
+// others when the `genhost_routers` notification arrives (store::Listener), and after the listener
+// reconnects. Thread-safe.
+class RouterCache {
+  public:
+    explicit RouterCache(std::chrono::milliseconds max_age = std::chrono::seconds(2))
+        : max_age_(max_age) {}
+    std::optional<RouterRecord> Find(const std::string& org_id, const std::string& slug);
+    // Epoch counts the clears: read it before querying a router, and Put stores the answer only
+    // when no clear came in between (a change committed meanwhile is not hidden by an old read).
+    std::uint64_t Epoch();
+    void Put(const RouterRecord& router, std::uint64_t epoch);  // live routers only
+    void Clear();
+
+  private:
+    struct Entry {
+        RouterRecord router;
+        std::chrono::steady_clock::time_point at;
+    };
+    std::chrono::milliseconds max_age_;
+    std::mutex mu_;
+    std::uint64_t epoch_ = 0;
+    std::map<std::pair<std::string, std::string>, Entry> entries_;
+};
+
 class RouterRepo {
   public:
-    explicit RouterRepo(Database& db) : db_(db) { Prepare(db); }
+    explicit RouterRepo(Database& db);
+    ~RouterRepo();
     static void Prepare(Database& db);
 
     // Create stores a router at version 1; nullopt, storing nothing, when the organization has a
@@ -72,6 +116,9 @@ class RouterRepo {
     // when none is live, the most recently deleted one that had the slug.
     boost::asio::awaitable<std::optional<RouterRecord>> BySlug(std::string org_id, std::string slug,
                                                                bool or_deleted = false);
+    // ForGenerate reads a generate request's GenerateContext. Concurrent calls share one query on
+    // the request path's non-blocking connections (AsyncBatcher, one lane per I/O thread).
+    boost::asio::awaitable<GenerateContext> ForGenerate(std::string org_id, std::string slug);
     // GetAny is Get, deleted routers included (their decision log stays readable).
     boost::asio::awaitable<std::optional<RouterRecord>> GetAny(std::string org_id, std::string id);
     boost::asio::awaitable<RouterPage> List(std::string org_id, int limit,
@@ -86,7 +133,12 @@ class RouterRepo {
     std::optional<std::string> VersionSettingsSync(const std::string& id, int version);
 
   private:
+    struct SlugKey {
+        std::string org_id;
+        std::string slug;
+    };
     Database& db_;
+    AsyncBatcher<SlugKey, GenerateContext> generate_batch_;
 };
 
 }  // namespace genhost::store
