@@ -65,7 +65,7 @@ json RoutingJson(const std::string& slug, const routing::Decision& d, double cre
                     {"estimatedCost", {{"credits", CreditsJson(credits)}}},
                     {"resolvedSettings",
                      {{"optimizeFor", routing::OptimizeForName(d.optimize_for)},
-                      {"priceCeiling", d.price_ceiling ? json(*d.price_ceiling) : json()}}},
+                      {"priceCeiling", d.price_ceiling ? CreditsJson(*d.price_ceiling) : json()}}},
                     {"resolvedInput", c.resolved}};
     if (d.capacity_mattered) {
         routing["capacityFallback"] = {{"skipped", d.skipped}, {"allExhausted", d.all_exhausted}};

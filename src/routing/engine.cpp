@@ -560,7 +560,11 @@ Mapped MapVideo(const Engine::Profile& p, const json& input) {
     }
     if (!CommonOptions(m, model, v, input)) return m;
     if (input.contains("promptText")) m.body["promptText"] = input.at("promptText");
-    m.resolved = {{"duration", seconds},
+    // A whole number of seconds is written as an integer (6, not 6.0).
+    const json duration = std::floor(seconds) == seconds && std::abs(seconds) < 1e9
+                              ? json(static_cast<long long>(seconds))
+                              : json(seconds);
+    m.resolved = {{"duration", duration},
                   {"ratio", ratio.resolved_ratio},
                   {"resolution", ratio.resolved_class}};
     return m;
@@ -875,8 +879,11 @@ Decision Engine::Route(Modality modality, const Settings& settings, const json& 
         }
     }
     d.pipeline.push_back({{"type", "rank"}, {"outcome", d.rank_outcome}});
-    d.reason = "Chose " + chosen.model + ": " + why + ", of " + std::to_string(d.ranked.size()) +
-               " eligible model" + (d.ranked.size() == 1 ? "" : "s") + "." + excluded_prose;
+    d.reason =
+        "Chose " + chosen.model + ": " + why +
+        (d.ranked.size() == 1 ? std::string(".")
+                              : ", of " + std::to_string(d.ranked.size()) + " eligible models.") +
+        excluded_prose;
     if (d.all_exhausted) {
         d.reason +=
             " Every eligible model is at the concurrency limit: the best-ranked is used "

@@ -159,6 +159,35 @@ class Limits : public ServerSuite<Limits> {
     static inline std::string tiers_;
 };
 
+// Routed generation meets the chosen model's daily limit as direct generation does: a 429 with
+// Retry-After, and the router's log says why the decision made no task.
+TEST_F(Limits, ARoutedRequestOverTheChosenModelsDailyLimitIs429) {
+    HttpClient c("127.0.0.1", server_->port());
+    const auto router = c.Send("POST", "/v1/routers", AuthHeaders(),
+                               R"({"slug": "daily", "settings": {"models":
+                                   {"mode": "allowlist_only", "ids": ["image_flash_2_5"]}}})");
+    ASSERT_EQ(router.status, 200) << router.body;
+    const std::string body = R"({"configId": "daily", "input": {"promptText": "a cat"}})";
+    HttpResponse r;
+    for (int i = 0; i < 3; ++i) {  // the suite's other tests may have used the two already
+        r = c.Send("POST", "/v1/generate/image", AuthHeaders(), body);
+        if (r.status != 200) break;
+    }
+    ASSERT_EQ(r.status, 429) << r.body;
+    EXPECT_EQ(r.Json(), nlohmann::json({{"error", "Your daily task limit has been reached."}}));
+    EXPECT_GT(std::stoi(r.Header("retry-after")), 0);
+    const auto log =
+        c.Send("GET", "/v1/routers/" + router.Json()["id"].get<std::string>() + "/requests?limit=1",
+               AuthHeaders());
+    ASSERT_EQ(log.status, 200) << log.body;
+    const auto entry = log.Json()["data"][0];
+    EXPECT_EQ(entry["status"], "error");
+    EXPECT_EQ(entry["model"], "image_flash_2_5");
+    EXPECT_TRUE(entry["taskId"].is_null());
+    EXPECT_THAT(entry["reason"].get<std::string>(),
+                ::testing::HasSubstr("The task was not created: Your daily task limit"));
+}
+
 TEST_F(Limits, TheDailyLimitAnswers429WithRetryAfter) {
     HttpClient c("127.0.0.1", server_->port());
     std::vector<std::string> ids;
