@@ -378,7 +378,10 @@ void RouterLog::Stop() {
         target = state_->appended;
     }
     state_->Wake(state_);
-    auto s = state_;
+    // A raw pointer: the database thread destroys the job after RunSync returns, and the last
+    // reference to the state must not be dropped there (its strand belongs to the writer's
+    // execution context, which may be gone by then). state_ keeps it alive meanwhile.
+    State* s = state_.get();
     try {
         db_.RunSync([s, target](pqxx::connection_base& c) { s->WriteThrough(c, target); });
     } catch (const std::exception& e) {

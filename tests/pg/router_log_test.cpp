@@ -50,6 +50,9 @@ class RouterLog : public OrgDatabaseTest {
             thread_.join();
         }
         log_.reset();
+        // The database threads destroy a finished job's completion handler after running it;
+        // they must be done before writer_io_ (whose executor the handlers hold) goes.
+        if (pool_) pool_->Stop();
     }
 
     std::string MakeRouter(const std::string& org, const std::string& slug) {
