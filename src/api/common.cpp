@@ -103,43 +103,57 @@ http::GatedHandler Authed(App& app, AuthedHandler handler) {
 namespace {
 
 // Check parses `body` and validates it against `schema`; `owned`, when set, is the string `body`
-// views, freed as soon as it is parsed.
-Result<nlohmann::json> Check(const App& app, std::string_view body, std::string* owned,
-                             const std::string& schema, bool defaults) {
+// views, freed as soon as it is parsed. The parsed value is kept even when it fails the schema.
+CheckedRequest Check(const App& app, std::string_view body, std::string* owned,
+                     const std::string& schema, bool defaults) {
+    CheckedRequest out;
     auto parsed = validate::ParseRequestJson(body, app.max_json_depth);
     if (owned != nullptr) std::string().swap(*owned);
-    if (!parsed) return Result<nlohmann::json>(boost::system::in_place_error, parsed.error());
+    if (!parsed) {
+        out.error = parsed.error();
+        return out;
+    }
     auto issues = app.schemas->Validate(schema, *parsed);
     if (!issues.empty()) {
-        return Result<nlohmann::json>(
-            boost::system::in_place_error,
-            ApiError::InvalidRequest("Invalid request body", std::move(issues)));
+        out.error = ApiError::InvalidRequest("Invalid request body", std::move(issues));
+    } else if (defaults) {
+        app.schemas->FillDefaults(schema, *parsed);
     }
-    if (defaults) app.schemas->FillDefaults(schema, *parsed);
-    return Result<nlohmann::json>(boost::system::in_place_value, std::move(*parsed));
+    out.body = std::move(*parsed);
+    return out;
 }
 
 // CheckSomewhere runs Check here, or on the blocking pool for a body over kParseOnPoolBytes.
-asio::awaitable<Result<nlohmann::json>> CheckSomewhere(App& app, std::string_view body,
-                                                       std::string* owned,
-                                                       const std::string& schema, bool defaults) {
+asio::awaitable<CheckedRequest> CheckSomewhere(App& app, std::string_view body, std::string* owned,
+                                               const std::string& schema, bool defaults) {
     if (body.size() <= kParseOnPoolBytes) co_return Check(app, body, owned, schema, defaults);
-    std::optional<Result<nlohmann::json>> out;
-    co_await OnBlocking(app, [&] { out.emplace(Check(app, body, owned, schema, defaults)); });
-    co_return std::move(*out);
+    CheckedRequest out;
+    co_await OnBlocking(app, [&] { out = Check(app, body, owned, schema, defaults); });
+    co_return out;
+}
+
+Result<nlohmann::json> ToResult(CheckedRequest&& checked) {
+    if (checked.error) return Result<nlohmann::json>(boost::system::in_place_error, *checked.error);
+    return Result<nlohmann::json>(boost::system::in_place_value, std::move(*checked.body));
 }
 
 }  // namespace
 
 asio::awaitable<Result<nlohmann::json>> CheckedBody(App& app, std::string_view body,
                                                     std::string schema, bool defaults) {
-    co_return co_await CheckSomewhere(app, body, nullptr, schema, defaults);
+    co_return ToResult(co_await CheckSomewhere(app, body, nullptr, schema, defaults));
 }
 
 asio::awaitable<Result<nlohmann::json>> CheckedBody(App& app, std::string&& body,
                                                     std::string schema, bool defaults) {
     // Taken from the caller, so its bytes go as soon as they are parsed: a large body (data URIs)
     // is then held once, as the parsed value, not twice.
+    std::string owned = std::move(body);
+    co_return ToResult(co_await CheckSomewhere(app, owned, &owned, schema, defaults));
+}
+
+asio::awaitable<CheckedRequest> CheckedBodyKeepingInvalid(App& app, std::string&& body,
+                                                          std::string schema, bool defaults) {
     std::string owned = std::move(body);
     co_return co_await CheckSomewhere(app, owned, &owned, schema, defaults);
 }

@@ -57,6 +57,17 @@ boost::asio::awaitable<Result<nlohmann::json>> CheckedBody(App& app, std::string
 boost::asio::awaitable<Result<nlohmann::json>> CheckedBody(App& app, std::string&& body,
                                                            std::string schema, bool defaults);
 
+// CheckedRequest is a body parsed and checked: `body` holds the parsed value whenever it is JSON
+// (also when it fails the schema); `error` the 400 to answer, if any.
+struct CheckedRequest {
+    std::optional<nlohmann::json> body;
+    std::optional<ApiError> error;
+};
+// CheckedBodyKeepingInvalid is CheckedBody for a handler that reads a body that failed its schema
+// (routed generation logs an invalid request on the router the body names).
+boost::asio::awaitable<CheckedRequest> CheckedBodyKeepingInvalid(App& app, std::string&& body,
+                                                                 std::string schema, bool defaults);
+
 // UsableVoice looks up custom voice `voice_id` of `org_id`: the voice when it is READY, else why
 // it cannot be used ("Voice not found", or that it is not READY).
 boost::asio::awaitable<Result<store::VoiceRecord>> UsableVoice(App& app, const std::string& org_id,

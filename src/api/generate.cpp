@@ -7,11 +7,9 @@
 // slots and the measured latencies. The chosen model's own body is then created as an ordinary
 // task (CreateTask, the path of direct generation), unless the request is a dry run. Every call
 // that names a router is written to its decision log, off the request path (store::RouterLog).
-#include "genhost/api/page.hpp"
 #include "handlers.hpp"
 
 #include "genhost/core/ids.hpp"
-#include "genhost/validate/json_body.hpp"
 
 namespace genhost::api {
 
@@ -23,30 +21,6 @@ namespace {
 SysTime Now() {
     return std::chrono::time_point_cast<std::chrono::microseconds>(
         std::chrono::system_clock::now());
-}
-
-// Parsed is the body parsed (json) and its validation issues.
-struct Parsed {
-    std::optional<json> body;
-    std::optional<ApiError> error;  // a body that is not JSON, or fails the schema
-};
-
-Parsed ParseAndCheck(const App& app, std::string& text, const std::string& schema) {
-    Parsed out;
-    auto parsed = validate::ParseRequestJson(text, app.max_json_depth);
-    std::string().swap(text);
-    if (!parsed) {
-        out.error = parsed.error();
-        return out;
-    }
-    auto issues = app.schemas->Validate(schema, *parsed);
-    if (!issues.empty()) {
-        out.error = ApiError::InvalidRequest("Invalid request body", std::move(issues));
-    } else {
-        app.schemas->FillDefaults(schema, *parsed);
-    }
-    out.body = std::move(*parsed);
-    return out;
 }
 
 // ConfigId is the body's configId when it is a string (valid or not: the lookup decides).
@@ -146,12 +120,8 @@ void Describe(store::RouterDecision& entry, const routing::Decision& d) {
 asio::awaitable<http::Response> Generate(App& app, routing::Modality modality, http::Request& req,
                                          const auth::Principal& who) {
     const std::string schema = "generate_" + std::string(routing::ModalityName(modality));
-    Parsed parsed;
-    if (req.body.size() <= kParseOnPoolBytes) {
-        parsed = ParseAndCheck(app, req.body, schema);
-    } else {
-        co_await OnBlocking(app, [&] { parsed = ParseAndCheck(app, req.body, schema); });
-    }
+    CheckedRequest parsed =
+        co_await CheckedBodyKeepingInvalid(app, std::move(req.body), schema, /*defaults=*/true);
     // The router first: a request naming no live router is a 404 whatever else is wrong (a
     // configId that is not a slug is a 400 of the schema).
     std::optional<store::RouterRecord> router;
@@ -193,9 +163,7 @@ asio::awaitable<http::Response> Generate(App& app, routing::Modality modality, h
             entry.status = "invalid_request";
             entry.reason = parsed.error->message;
             for (const auto& issue : parsed.error->issues) {
-                std::string where;
-                for (const auto& part : issue.path) where += (where.empty() ? "" : ".") + part;
-                *entry.reason += "; " + where + ": " + issue.message;
+                *entry.reason += "; " + issue.PathText() + ": " + issue.message;
             }
             app.routers.log->Append(std::move(entry));
         }
@@ -214,8 +182,7 @@ asio::awaitable<http::Response> Generate(App& app, routing::Modality modality, h
         if (!have_slots) context = co_await app.routers.repo->ForGenerate(who.org_id, *slug);
         for (const auto& id : app.routers.engine->Models(modality)) {
             const auto* info = app.catalog->FindModel(id);
-            const std::string group =
-                info->concurrency_group.empty() ? id : info->concurrency_group;
+            const std::string& group = info->concurrency_group;
             const auto active = context.active.find(group);
             const int used = active == context.active.end() ? 0 : active->second;
             if (context.waiting.contains(group) ||
@@ -298,51 +265,12 @@ asio::awaitable<http::Response> GenerateAudio(App& app, http::Request& req,
     co_return co_await Generate(app, routing::Modality::kAudio, req, who);
 }
 
-json DecisionJson(const store::RouterDecision& d) {
-    auto or_null = [](const std::optional<std::string>& v) { return v ? json(*v) : json(); };
-    return {{"id", d.id},
-            {"requestId", d.request_id},
-            {"createdAt", FormatTimestamp(d.created_at)},
-            {"status", d.status},
-            {"dryRun", d.dry_run},
-            {"routerVersion", d.router_version},
-            {"taskId", or_null(d.task_id)},
-            {"model", or_null(d.model)},
-            {"provider", or_null(d.provider)},
-            {"estimatedCredits", d.estimated_credits ? CreditsJson(*d.estimated_credits) : json()},
-            {"reasonCode", or_null(d.reason_code)},
-            {"reason", or_null(d.reason)},
-            {"emptiedBy", json::parse(d.emptied_by_json)},
-            {"pipeline", json::parse(d.pipeline_json)}};
-}
-
-// GET /v1/routers/{id}/requests: the decision log, newest first; deleted routers keep theirs.
-asio::awaitable<http::Response> ListRouterRequests(App& app, http::Request& req,
-                                                   const auth::Principal& who) {
-    const auto query = ParsePageQuery(req);
-    if (!query) co_return http::Response::Error(query.error(), app.doc_url);
-    const std::string id = LowerUuid(req.params["id"]);
-    const auto router = co_await app.routers.repo->GetAny(who.org_id, id);
-    if (!router) {
-        co_return http::Response::Error(ApiError::NotFound("Router not found"), app.doc_url);
-    }
-    const auto page = co_await app.routers.log->List(who.org_id, id, query->limit, query->after);
-    json data = json::array();
-    for (const auto& d : page.decisions) data.push_back(DecisionJson(d));
-    std::optional<store::Keyset> next;
-    if (page.more && !page.decisions.empty()) {
-        next = store::Keyset{page.decisions.back().created_at, page.decisions.back().id};
-    }
-    co_return http::Response::Json(200, PageJson(std::move(data), next));
-}
-
 }  // namespace
 
 void RegisterGenerateRoutes(Bindings& b) {
     b.Authed("generateVideo", GenerateVideo);
     b.Authed("generateImage", GenerateImage);
     b.Authed("generateAudio", GenerateAudio);
-    b.Authed("listRouterRequests", ListRouterRequests);
 }
 
 }  // namespace genhost::api

@@ -129,7 +129,7 @@ asio::awaitable<Result<CreatedTask>> CreateTask(App& app, const std::string& end
     task.org_id = who.org_id;
     task.endpoint = endpoint;
     task.model = model;
-    task.limit_key = info->concurrency_group.empty() ? model : info->concurrency_group;
+    task.limit_key = info->concurrency_group;
     task.input_json = std::move(stored_input);
     task.estimated_credits = credits;
     task.max_concurrent = limits.max_concurrent;

@@ -6,7 +6,9 @@
 // version 1 (a slug the organization already uses is a 409). GET reads one or lists them (newest
 // first, keyset pages). PATCH (schemas/routers_update.json) merges the settings field by field
 // into the stored ones under a row lock; the version grows only when the effective settings
-// change. DELETE marks the router deleted: its slug is free again.
+// change. DELETE marks the router deleted: its slug is free again. GET /v1/routers/{id}/requests
+// lists the router's decision log (store::RouterLog; generate.cpp writes it), deleted routers'
+// too.
 #include "genhost/api/page.hpp"
 #include "handlers.hpp"
 
@@ -195,6 +197,45 @@ asio::awaitable<http::Response> DeleteRouter(App& app, http::Request& req,
     co_return http::Response::NoContent();
 }
 
+nlohmann::json DecisionJson(const store::RouterDecision& d) {
+    auto or_null = [](const std::optional<std::string>& v) {
+        return v ? nlohmann::json(*v) : nlohmann::json();
+    };
+    return {{"id", d.id},
+            {"requestId", d.request_id},
+            {"createdAt", FormatTimestamp(d.created_at)},
+            {"status", d.status},
+            {"dryRun", d.dry_run},
+            {"routerVersion", d.router_version},
+            {"taskId", or_null(d.task_id)},
+            {"model", or_null(d.model)},
+            {"provider", or_null(d.provider)},
+            {"estimatedCredits",
+             d.estimated_credits ? CreditsJson(*d.estimated_credits) : nlohmann::json()},
+            {"reasonCode", or_null(d.reason_code)},
+            {"reason", or_null(d.reason)},
+            {"emptiedBy", nlohmann::json::parse(d.emptied_by_json)},
+            {"pipeline", nlohmann::json::parse(d.pipeline_json)}};
+}
+
+// GET /v1/routers/{id}/requests: the decision log, newest first; deleted routers keep theirs.
+asio::awaitable<http::Response> ListRouterRequests(App& app, http::Request& req,
+                                                   const auth::Principal& who) {
+    const auto query = ParsePageQuery(req);
+    if (!query) co_return http::Response::Error(query.error(), app.doc_url);
+    const std::string id = LowerUuid(req.params["id"]);
+    const auto router = co_await app.routers.repo->GetAny(who.org_id, id);
+    if (!router) co_return NotFound(app);
+    const auto page = co_await app.routers.log->List(who.org_id, id, query->limit, query->after);
+    nlohmann::json data = nlohmann::json::array();
+    for (const auto& d : page.decisions) data.push_back(DecisionJson(d));
+    std::optional<store::Keyset> next;
+    if (page.more && !page.decisions.empty()) {
+        next = store::Keyset{page.decisions.back().created_at, page.decisions.back().id};
+    }
+    co_return http::Response::Json(200, PageJson(std::move(data), next));
+}
+
 }  // namespace
 
 void RegisterRouterRoutes(Bindings& b) {
@@ -203,6 +244,7 @@ void RegisterRouterRoutes(Bindings& b) {
     b.Authed("getRouter", GetRouter);
     b.Authed("updateRouter", UpdateRouter);
     b.Authed("deleteRouter", DeleteRouter);
+    b.Authed("listRouterRequests", ListRouterRequests);
 }
 
 }  // namespace genhost::api

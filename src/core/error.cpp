@@ -76,4 +76,13 @@ void throw_exception_from_error(const ApiError& e, const boost::source_location&
     throw ApiErrorException(e);
 }
 
+std::string Issue::PathText() const {
+    std::string out;
+    for (const auto& part : path) {
+        if (!out.empty()) out += '.';
+        out += part;
+    }
+    return out;
+}
+
 }  // namespace genhost

@@ -700,18 +700,15 @@ Engine::Engine(std::shared_ptr<const catalog::Catalog> catalog,
                 view.ratios.push_back(std::move(e));
             }
         }
+        models_[static_cast<int>(profile->modality)].push_back(model.id);
         profiles_.push_back(std::move(*profile));
     }
 }
 
 Engine::~Engine() = default;
 
-std::vector<std::string> Engine::Models(Modality modality) const {
-    std::vector<std::string> out;
-    for (const auto& p : profiles_) {
-        if (p.modality == modality) out.push_back(p.model->id);
-    }
-    return out;
+const std::vector<std::string>& Engine::Models(Modality modality) const {
+    return models_[static_cast<int>(modality)];
 }
 
 Decision Engine::Route(Modality modality, const Settings& settings, const json& input,
@@ -740,10 +737,7 @@ Decision Engine::Route(Modality modality, const Settings& settings, const json& 
             m.body["model"] = model;
             const auto issues = schemas_->Validate(m.view->endpoint, m.body);
             if (!issues.empty()) {
-                std::string where;
-                for (const auto& part : issues.front().path) {
-                    where += where.empty() ? part : "." + part;
-                }
+                const std::string where = issues.front().PathText();
                 Exclude(m, model, Filter::kInputSupport,
                         (where.empty() ? "" : where + ": ") + issues.front().message);
             }
@@ -771,7 +765,6 @@ Decision Engine::Route(Modality modality, const Settings& settings, const json& 
         c.model = model;
         c.provider = p.model->provider;
         c.endpoint = m.view->endpoint;
-        c.concurrency_group = p.model->concurrency_group;
         c.body = std::move(m.body);
         c.quality = p.model->quality;
         auto measured = snapshot.latency.find(model);

@@ -31,16 +31,6 @@ const std::string kGetAnySql =
     std::string("SELECT ") + kColumns + " FROM routers WHERE id = $1 AND org_id = $2";
 constexpr const char* kLock = "routers_lock";
 const std::string kLockSql = kGetSql + " FOR UPDATE";
-constexpr const char* kBySlug = "routers_by_slug";
-const std::string kBySlugSql =
-    std::string("SELECT ") + kColumns +
-    " FROM routers WHERE org_id = $1 AND slug = $2 AND deleted_at IS NULL";
-// The most recently deleted router that had the slug (the decision log of a deleted router).
-constexpr const char* kDeletedBySlug = "routers_deleted_by_slug";
-const std::string kDeletedBySlugSql =
-    std::string("SELECT ") + kColumns +
-    " FROM routers WHERE org_id = $1 AND slug = $2 AND deleted_at IS NOT NULL"
-    " ORDER BY deleted_at DESC LIMIT 1";
 const KeysetList kList{
     "routers_list",
     std::string("SELECT ") + kColumns + " FROM routers WHERE org_id = $1 AND deleted_at IS NULL",
@@ -88,6 +78,25 @@ constexpr std::size_t kGenerateSpill = 8;
 
 SysTime FromEpochMicros(long long us) { return SysTime{std::chrono::microseconds{us}}; }
 
+// ReadRouterColumns reads kColumns in their order; `text(i)` is column i as text, nullopt when
+// NULL (the same reader for libpqxx rows and the request path's PgResult).
+template <class Text>
+RouterRecord ReadRouterColumns(Text text) {
+    auto number = [&](int col) { return std::stoll(std::string(*text(col))); };
+    RouterRecord out;
+    out.id = std::string(*text(0));
+    out.org_id = std::string(*text(1));
+    out.slug = std::string(*text(2));
+    out.name = std::string(*text(3));
+    if (const auto d = text(4)) out.description = std::string(*d);
+    out.version = static_cast<int>(number(5));
+    out.settings_json = std::string(*text(6));
+    out.created_at = FromEpochMicros(number(7));
+    out.updated_at = FromEpochMicros(number(8));
+    out.deleted = *text(9) == "t";
+    return out;
+}
+
 // ReadGenerate reads the rows of kGenerate (one per pair, in order of `i`).
 std::vector<GenerateContext> ReadGenerate(const PgResult& r, std::size_t count) {
     std::vector<GenerateContext> out(count);
@@ -96,18 +105,10 @@ std::vector<GenerateContext> ReadGenerate(const PgResult& r, std::size_t count) 
         if (i >= count) continue;
         auto& ctx = out[i];
         if (!r.IsNull(row, 1)) {
-            RouterRecord rec;
-            rec.id = r.String(row, 1);
-            rec.org_id = r.String(row, 2);
-            rec.slug = r.String(row, 3);
-            rec.name = r.String(row, 4);
-            if (!r.IsNull(row, 5)) rec.description = r.String(row, 5);
-            rec.version = static_cast<int>(r.Int64(row, 6));
-            rec.settings_json = r.String(row, 7);
-            rec.created_at = FromEpochMicros(r.Int64(row, 8));
-            rec.updated_at = FromEpochMicros(r.Int64(row, 9));
-            rec.deleted = r.Text(row, 10) == "t";
-            ctx.router = std::move(rec);
+            ctx.router = ReadRouterColumns([&](int col) -> std::optional<std::string_view> {
+                if (r.IsNull(row, col + 1)) return std::nullopt;
+                return r.Text(row, col + 1);
+            });
         }
         for (const auto& slot : nlohmann::json::parse(r.Text(row, 11))) {
             const std::string key = slot.at(0).get<std::string>();
@@ -119,18 +120,10 @@ std::vector<GenerateContext> ReadGenerate(const PgResult& r, std::size_t count) 
 }
 
 RouterRecord ReadRouter(const pqxx::row& r) {
-    RouterRecord out;
-    out.id = r[0].as<std::string>();
-    out.org_id = r[1].as<std::string>();
-    out.slug = r[2].as<std::string>();
-    out.name = r[3].as<std::string>();
-    if (!r[4].is_null()) out.description = r[4].as<std::string>();
-    out.version = r[5].as<int>();
-    out.settings_json = r[6].as<std::string>();
-    out.created_at = FromEpochMicros(r[7].as<long long>());
-    out.updated_at = FromEpochMicros(r[8].as<long long>());
-    out.deleted = r[9].as<bool>();
-    return out;
+    return ReadRouterColumns([&](int col) -> std::optional<std::string_view> {
+        if (r[col].is_null()) return std::nullopt;
+        return std::string_view(r[col].c_str(), r[col].size());
+    });
 }
 
 }  // namespace
@@ -200,8 +193,6 @@ void RouterRepo::Prepare(Database& db) {
     db.Prepare(kInsert, kInsertSql);
     db.Prepare(kGet, kGetSql);
     db.Prepare(kLock, kLockSql);
-    db.Prepare(kBySlug, kBySlugSql);
-    db.Prepare(kDeletedBySlug, kDeletedBySlugSql);
     db.Prepare(kGetAny, kGetAnySql);
     kList.Prepare(db);
     db.Prepare(kUpdate, kUpdateSql);
@@ -224,37 +215,22 @@ boost::asio::awaitable<std::optional<RouterRecord>> RouterRepo::Create(NewRouter
 
 boost::asio::awaitable<std::optional<RouterRecord>> RouterRepo::Get(std::string org_id,
                                                                     std::string id) {
-    std::optional<RouterRecord> out;
-    if (!IsUuid(id) || !IsUuid(org_id)) co_return out;
-    co_await db_.Run([&](pqxx::connection_base& c) {
-        pqxx::nontransaction n(c);
-        const auto rows = n.exec_prepared(kGet, id, org_id);
-        if (!rows.empty()) out = ReadRouter(rows[0]);
-    });
-    co_return out;
-}
-
-boost::asio::awaitable<std::optional<RouterRecord>> RouterRepo::BySlug(std::string org_id,
-                                                                       std::string slug,
-                                                                       bool or_deleted) {
-    std::optional<RouterRecord> out;
-    if (!IsUuid(org_id)) co_return out;
-    co_await db_.Run([&](pqxx::connection_base& c) {
-        pqxx::nontransaction n(c);
-        auto rows = n.exec_prepared(kBySlug, org_id, slug);
-        if (rows.empty() && or_deleted) rows = n.exec_prepared(kDeletedBySlug, org_id, slug);
-        if (!rows.empty()) out = ReadRouter(rows[0]);
-    });
-    co_return out;
+    co_return co_await GetBy(kGet, std::move(org_id), std::move(id));
 }
 
 boost::asio::awaitable<std::optional<RouterRecord>> RouterRepo::GetAny(std::string org_id,
                                                                        std::string id) {
+    co_return co_await GetBy(kGetAny, std::move(org_id), std::move(id));
+}
+
+boost::asio::awaitable<std::optional<RouterRecord>> RouterRepo::GetBy(const char* statement,
+                                                                      std::string org_id,
+                                                                      std::string id) {
     std::optional<RouterRecord> out;
     if (!IsUuid(id) || !IsUuid(org_id)) co_return out;
     co_await db_.Run([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        const auto rows = n.exec_prepared(kGetAny, id, org_id);
+        const auto rows = n.exec_prepared(statement, id, org_id);
         if (!rows.empty()) out = ReadRouter(rows[0]);
     });
     co_return out;

@@ -288,6 +288,13 @@ class RouterLogSnapshot : public OrgDatabaseTest {
         if (IsSkipped()) return;
         tasks_ = std::make_unique<store::TaskRepo>(*pool_);
         snapshot_ = std::make_unique<store::RoutingSnapshotRepo>(*pool_);
+        routers_ = std::make_unique<store::RouterRepo>(*pool_);
+    }
+
+    // Slots reads an organization's concurrency slots as a generate request does (with the
+    // router it names, here none).
+    store::GenerateContext Slots(const std::string& org) {
+        return Await(routers_->ForGenerate(org, "no-router"));
     }
 
     store::CreateResult Create(const std::string& limit_key, const std::string& model,
@@ -340,6 +347,7 @@ class RouterLogSnapshot : public OrgDatabaseTest {
 
     std::unique_ptr<store::TaskRepo> tasks_;
     std::unique_ptr<store::RoutingSnapshotRepo> snapshot_;
+    std::unique_ptr<store::RouterRepo> routers_;
 };
 
 TEST_F(RouterLogSnapshot, SucceededTasksFeedTheModelsLatency) {
@@ -378,24 +386,24 @@ TEST_F(RouterLogSnapshot, SucceededTasksFeedTheModelsLatency) {
 }
 
 TEST_F(RouterLogSnapshot, ActiveSlotsAndWaitingGroups) {
-    EXPECT_TRUE(Await(snapshot_->ActiveSlots(org_)).active.empty());
+    EXPECT_TRUE(Slots(org_).active.empty());
     ASSERT_EQ(Create("k1", "gen4_image", 1).status, store::TaskStatus::kPending);
     ASSERT_EQ(Create("k2", "gen4_image", 2).status, store::TaskStatus::kPending);
-    auto slots = Await(snapshot_->ActiveSlots(org_));
+    auto slots = Slots(org_);
     EXPECT_EQ(slots.active["k1"], 1);
     EXPECT_EQ(slots.active["k2"], 1);
     EXPECT_TRUE(slots.waiting.empty());
 
     ASSERT_EQ(Create("k1", "gen4_image", 1).status, store::TaskStatus::kThrottled);
     ASSERT_EQ(Create("k1", "gen4_image", 1).status, store::TaskStatus::kThrottled);
-    slots = Await(snapshot_->ActiveSlots(org_));
+    slots = Slots(org_);
     EXPECT_EQ(slots.active["k1"], 1);
     EXPECT_EQ(slots.waiting, (std::set<std::string, std::less<>>{"k1"}));
 
-    const auto other = Await(snapshot_->ActiveSlots(other_org_));
+    const auto other = Slots(other_org_);
     EXPECT_TRUE(other.active.empty());
     EXPECT_TRUE(other.waiting.empty());
-    EXPECT_TRUE(Await(snapshot_->ActiveSlots("not-a-uuid")).active.empty());
+    EXPECT_TRUE(Slots("not-a-uuid").active.empty());
 }
 
 }  // namespace

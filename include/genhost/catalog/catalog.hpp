@@ -32,7 +32,8 @@ struct PriceBook;  // the compiled price rules (src/catalog/price_rule.hpp)
 struct ModelInfo {
     std::string id;                      // public model id, e.g. "gen4_image"
     std::vector<std::string> endpoints;  // endpoint names, e.g. {"text_to_image"}
-    std::string concurrency_group;       // models sharing a group share a concurrency limit
+    std::string concurrency_group;       // models sharing a group share a concurrency limit;
+                                         // never empty (the id when the entry names none)
     std::string provider;                // "builtin" or the name of a configured provider
     double typical_latency_seconds = 0;  // how long the hosted model usually takes
     int quality = 0;                     // 0..100, higher is better (router ranking)

@@ -22,6 +22,9 @@ struct Issue {
     std::string message;
 
     bool operator==(const Issue&) const = default;
+
+    // PathText is `path` joined with '.' ("tools.0.name"; empty for the body itself), for prose.
+    std::string PathText() const;
 };
 
 // ErrorCode is the stable kind of an ApiError.

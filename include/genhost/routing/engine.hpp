@@ -85,7 +85,6 @@ struct Candidate {
     std::string model;
     std::string provider;
     std::string endpoint;
-    std::string concurrency_group;
     nlohmann::json body;  // the model's request, defaults applied
     double credits = 0;   // estimated credits of `body`
     double per_output = 0;
@@ -131,7 +130,7 @@ class Engine {
                    const Snapshot& snapshot) const;
 
     // Models lists the model ids a modality routes among, in catalog order.
-    std::vector<std::string> Models(Modality modality) const;
+    const std::vector<std::string>& Models(Modality modality) const;
 
     struct Profile;
 
@@ -139,6 +138,7 @@ class Engine {
     std::shared_ptr<const catalog::Catalog> catalog_;
     std::shared_ptr<const validate::SchemaSet> schemas_;
     std::vector<Profile> profiles_;
+    std::vector<std::string> models_[3];  // by Modality, in catalog order
 };
 
 }  // namespace genhost::routing

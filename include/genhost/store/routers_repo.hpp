@@ -38,7 +38,7 @@ struct RouterRecord {
     std::string settings_json;
     SysTime created_at;
     SysTime updated_at;
-    bool deleted = false;  // only GetAny and BySlug(or_deleted) return deleted routers
+    bool deleted = false;  // only GetAny and ForGenerate return deleted routers
 };
 
 struct NewRouter {
@@ -61,9 +61,9 @@ struct RouterChange {
 };
 
 // GenerateContext is what a generate request reads before routing, in one round trip: the router
-// (as BySlug with or_deleted) and the organization's concurrency slots: `active` maps each
-// limit key with a slots row to the slots its PENDING and RUNNING tasks hold, `waiting` holds the
-// limit keys THROTTLED tasks wait for.
+// (the live one with that slug, else the most recently deleted one) and the organization's
+// concurrency slots: `active` maps each limit key with a slots row to the slots its PENDING and
+// RUNNING tasks hold, `waiting` holds the limit keys THROTTLED tasks wait for.
 struct GenerateContext {
     std::optional<RouterRecord> router;
     std::map<std::string, int, std::less<>> active;
@@ -112,10 +112,6 @@ class RouterRepo {
     // live router with that slug.
     boost::asio::awaitable<std::optional<RouterRecord>> Create(NewRouter router);
     boost::asio::awaitable<std::optional<RouterRecord>> Get(std::string org_id, std::string id);
-    // BySlug returns the live router `slug` of `org_id` (generate requests); with `or_deleted`,
-    // when none is live, the most recently deleted one that had the slug.
-    boost::asio::awaitable<std::optional<RouterRecord>> BySlug(std::string org_id, std::string slug,
-                                                               bool or_deleted = false);
     // ForGenerate reads a generate request's GenerateContext. Concurrent calls share one query on
     // the request path's non-blocking connections (AsyncBatcher, one lane per I/O thread).
     boost::asio::awaitable<GenerateContext> ForGenerate(std::string org_id, std::string slug);
@@ -137,6 +133,9 @@ class RouterRepo {
         std::string org_id;
         std::string slug;
     };
+    boost::asio::awaitable<std::optional<RouterRecord>> GetBy(const char* statement,
+                                                              std::string org_id, std::string id);
+
     Database& db_;
     AsyncBatcher<SlugKey, GenerateContext> generate_batch_;
 };

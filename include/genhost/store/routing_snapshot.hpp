@@ -1,11 +1,11 @@
 // genhost/store/routing_snapshot.hpp
 //
-// Provides RoutingSnapshotRepo: what a model router reads about the moment it decides in
-// (migrations/0001_init.sql, 0012_routing.sql): an organization's concurrency slots in use and
-// the groups whose tasks wait for one (THROTTLED), and the measured latency of every model.
+// Provides RoutingSnapshotRepo: the measured latency of every model (model_latency of
+// migrations/0012_routing.sql), which routers ranking by latency read. (An organization's
+// concurrency slots come with its router: RouterRepo::ForGenerate.)
 //
 // Errors: DatabaseUnavailable when the database is unreachable; std::runtime_error for
-// unexpected SQL failures. An organization id that is not a UUID has no slots, never sent to SQL.
+// unexpected SQL failures.
 #pragma once
 
 #include "genhost/store/database.hpp"
@@ -17,7 +17,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 
 namespace genhost::store {
@@ -27,18 +26,6 @@ class RoutingSnapshotRepo {
     // Registers the statements with `db` (Prepare).
     explicit RoutingSnapshotRepo(Database& db) : db_(db) { Prepare(db); }
     static void Prepare(Database& db);
-
-    // Slots: `active` maps each limit key (concurrency group) of the organization's
-    // concurrency_slots rows to the slots its PENDING and RUNNING tasks hold (keys whose slots
-    // are all free may be listed with 0, or missing); `waiting` holds the limit keys for which
-    // THROTTLED tasks of the organization wait.
-    struct Slots {
-        std::map<std::string, int, std::less<>> active;
-        std::set<std::string, std::less<>> waiting;
-    };
-    // ActiveSlots reads both in one statement (the waiting keys by one probe of the index
-    // tasks_throttled per key, however many tasks wait).
-    boost::asio::awaitable<Slots> ActiveSlots(std::string org_id);
 
     struct Latency {
         double ewma_seconds = 0;
