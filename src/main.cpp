@@ -33,6 +33,7 @@
 #include "genhost/tasks/job_engine.hpp"
 #include "genhost/tasks/moderation.hpp"
 #include "genhost/tasks/periodic.hpp"
+#include "genhost/tasks/realtime_sessions.hpp"
 #include "genhost/tasks/retention_sweeper.hpp"
 #include "genhost/tasks/scratch.hpp"
 #include "genhost/tasks/upload_sweeper.hpp"
@@ -98,6 +99,25 @@ std::string PublicUrl(const Settings& s) {
     const bool v6 = s.listen_host.find(':') != std::string::npos;
     return "http://" + (v6 ? "[" + s.listen_host + "]" : s.listen_host) + ":" +
            std::to_string(s.listen_port);
+}
+
+// MediaUrl is the realtime media plane's URL that consume answers: GENHOST_MEDIA_URL, else the
+// public URL (with the port actually bound) as ws:// or wss://, plus /_genhost/realtime.
+std::string MediaUrl(const Settings& s, unsigned short bound_port) {
+    if (!s.media_url.empty()) return s.media_url;
+    std::string base = s.public_url;
+    if (base.empty()) {
+        Settings bound = s;
+        if (bound.listen_port == 0) bound.listen_port = bound_port;
+        base = PublicUrl(bound);
+    }
+    if (base.rfind("https://", 0) == 0) {
+        base = "wss://" + base.substr(8);
+    } else if (base.rfind("http://", 0) == 0) {
+        base = "ws://" + base.substr(7);
+    }
+    while (!base.empty() && base.back() == '/') base.pop_back();
+    return base + "/_genhost/realtime";
 }
 
 // ConnectionCap raises the process's open-file limit to its hard limit and returns `wanted`, or
@@ -339,11 +359,38 @@ int Serve(const Settings& settings) {
          {genhost::tasks::kVoiceJobKind, voice_processor.Kind()},
          {genhost::tasks::kOutputExpiryJobKind, voice_processor.ExpiryKind()}});
 
+    // Realtime sessions (docs/realtime.md): their own engine, whose runners are this node's
+    // places for sessions (each keeps its session's job for the session's whole life).
+    genhost::store::RealtimeRepo realtime_sessions(db);
+    genhost::tasks::LiveSessions live_sessions;
+    genhost::tasks::RealtimeOptions realtime_opts;
+    realtime_opts.owner = wopts.owner;
+    realtime_opts.ready_seconds = s.realtime_ready_seconds;
+    genhost::tasks::RealtimeRunner realtime_runner(
+        realtime_opts, realtime_sessions, live_sessions,
+        [&catalog](int tier) {
+            return genhost::api::LimitsFor(*catalog, tier, "gwm1_avatars").max_concurrent;
+        },
+        genhost::tasks::LifecycleOnlyTurns());
+    genhost::tasks::JobEngineOptions realtime_engine_opts;
+    realtime_engine_opts.owner = wopts.owner;
+    realtime_engine_opts.runners = std::max(1, s.realtime_sessions);
+    realtime_engine_opts.lease_seconds = s.realtime_lease_seconds;
+    realtime_engine_opts.max_attempts = 3;
+    genhost::tasks::JobEngine realtime_engine(
+        realtime_engine_opts, jobs, {{genhost::tasks::kRealtimeJobKind, realtime_runner.Kind()}});
+    const std::string room_secret = genhost::store::SettingsRepo(db).GetOrCreateSync(
+        "media_token_secret", [] { return genhost::HexEncode(genhost::RandomBytes(32)); });
+
     genhost::store::RouterCache router_cache;
     genhost::store::Listener listener(
         s.database_url,
         {[&] { workers.Wake(); }, [&](const std::string& id) { workers.CancelLocal(id); },
-         [&] { authenticator.Invalidate(); }, [&] { job_engine.Kick(); },
+         [&] { authenticator.Invalidate(); },
+         [&] {
+             job_engine.Kick();
+             realtime_engine.Kick();
+         },
          [&] { router_cache.Clear(); }});
     listener.Start();
     workers.Start();
@@ -389,6 +436,10 @@ int Serve(const Settings& settings) {
     app.routers.log = &router_log;
     app.routers.cache = &router_cache;
     app.voices.kick = [&job_engine] { job_engine.Kick(); };
+    app.realtime.repo = &realtime_sessions;
+    app.realtime.token_secret = room_secret;
+    app.realtime.kick = [&realtime_engine] { realtime_engine.Kick(); };
+    app.realtime.live = &live_sessions;
     app.extra_gauges = [&] {
         std::vector<genhost::http::Sample> gauges{
             {"genhost_workers_running",
@@ -429,6 +480,7 @@ int Serve(const Settings& settings) {
             std::ofstream(tmp) << server->Port() << "\n";
             std::filesystem::rename(tmp, s.port_file);
         }
+        realtime_runner.set_media_url(MediaUrl(s, server->Port()));
         if (s.listen_unix.empty()) {
             spdlog::info("genhost listening on {}:{} (public URL {})", s.listen_host,
                          server->Port(), PublicUrl(s));
@@ -437,6 +489,9 @@ int Serve(const Settings& settings) {
                          PublicUrl(s));
         }
     }
+
+    if (!server) realtime_runner.set_media_url(MediaUrl(s, s.listen_port));
+    realtime_engine.Start();
 
     int sig = 0;
     sigwait(&signals, &sig);
@@ -448,6 +503,7 @@ int Serve(const Settings& settings) {
     retention_sweeper.Stop();
     scratch_sweeper.Stop();
     job_engine.Stop(drain);
+    realtime_engine.Stop(std::chrono::milliseconds(0));  // live sessions end; see docs/realtime.md
     listener.Stop();
     router_log.Stop();  // writes the decisions still queued
     blocking.join();

@@ -14,7 +14,8 @@ GENHOST_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
   libavcodec-dev libavformat-dev libavfilter-dev libswscale-dev libswresample-dev libavutil-dev
-  libespeak-ng-dev zlib1g-dev postgresql-15 postgresql-client-15 ca-certificates
+  libespeak-ng-dev libpocketsphinx-dev pocketsphinx-en-us zlib1g-dev
+  postgresql-15 postgresql-client-15 ca-certificates
 )
 # Node.js and npm run the OpenAPI lint (tests/node, ctest openapi_lint): Debian's nodejs and npm,
 # only when node or npm is missing (a node from elsewhere ships its own npm, which Debian's npm

@@ -47,11 +47,12 @@ http::StreamingHandler PublicStreaming(App& app, http::StreamingHandler handler)
     };
 }
 
-http::GatedHandler Authed(App& app, AuthedHandler handler) {
+http::GatedHandler Authed(App& app, AuthedHandler handler, bool require_version) {
     http::GatedHandler route;
     // The gate: the key, then the version header, from the header alone (the body is read only
     // for a caller that passes both).
-    route.gate = [&app](http::Request& r) -> asio::awaitable<std::optional<http::Response>> {
+    route.gate = [&app, require_version](
+                     http::Request& r) -> asio::awaitable<std::optional<http::Response>> {
         try {
             std::size_t authorizations = 0;
             for (const auto& [name, value] : r.headers) authorizations += name == "authorization";
@@ -67,7 +68,7 @@ http::GatedHandler Authed(App& app, AuthedHandler handler) {
             if (!principal) co_return Fail(app, principal.error());
             r.org_id = principal->org_id;
             const auto version = r.Header("x-service-version");
-            if (!version || *version != kServiceVersion) {
+            if ((version || require_version) && (!version || *version != kServiceVersion)) {
                 const std::string message =
                     version
                         ? "Unsupported X-Service-Version header value '" + std::string(*version) +

@@ -22,7 +22,9 @@ using AuthedHandler =
 // Authed puts a handler that needs an authenticated caller and the version header behind a gate
 // that checks both from the request's header, before its body is read: one Authorization header
 // with a valid key (401 otherwise, and for two or more), then X-Service-Version (400).
-http::GatedHandler Authed(App& app, AuthedHandler handler);
+// With `require_version` false (auth apiKeyUnversioned) a request without X-Service-Version
+// passes; one that sends it must still send the accepted value.
+http::GatedHandler Authed(App& app, AuthedHandler handler, bool require_version = true);
 
 // Public wraps a handler that needs neither (health, metrics, documents, output files).
 http::Handler Public(App& app, http::Handler handler);

@@ -48,16 +48,22 @@ class Bindings {
 };
 
 // Each resource's handlers (the file named after it):
-void RegisterTaskRoutes(Bindings& b);      // tasks.cpp
-void RegisterAvatarRoutes(Bindings& b);    // avatars.cpp
-void RegisterDocumentRoutes(Bindings& b);  // documents.cpp
-void RegisterVoiceRoutes(Bindings& b);     // voices.cpp
-void RegisterRouterRoutes(Bindings& b);    // routers.cpp
-void RegisterGenerateRoutes(Bindings& b);  // generate.cpp (routed generation)
-void RegisterUploadRoutes(Bindings& b);    // uploads.cpp
-void RegisterOutputRoutes(Bindings& b);    // outputs.cpp
-void RegisterHealthRoutes(Bindings& b);    // health.cpp (and /docs/errors)
-void RegisterOpenApiRoutes(Bindings& b);   // openapi.cpp
+void RegisterTaskRoutes(Bindings& b);          // tasks.cpp
+void RegisterAvatarRoutes(Bindings& b);        // avatars.cpp
+void RegisterDocumentRoutes(Bindings& b);      // documents.cpp
+void RegisterVoiceRoutes(Bindings& b);         // voices.cpp
+void RegisterRouterRoutes(Bindings& b);        // routers.cpp
+void RegisterGenerateRoutes(Bindings& b);      // generate.cpp (routed generation)
+void RegisterRealtimeRoutes(Bindings& b);      // realtime_sessions.cpp
+void RegisterConversationRoutes(Bindings& b);  // conversations.cpp (and avatar usage)
+void RegisterUploadRoutes(Bindings& b);        // uploads.cpp
+void RegisterOutputRoutes(Bindings& b);        // outputs.cpp
+void RegisterHealthRoutes(Bindings& b);        // health.cpp (and /docs/errors)
+void RegisterOpenApiRoutes(Bindings& b);       // openapi.cpp
+
+// AddMediaPlane adds the realtime media plane's WebSocket route (media_plane.cpp): it is no
+// operation of the table (OpenAPI has no WebSockets); docs/realtime.md specifies it.
+void AddMediaPlane(http::Router& router, App& app);
 
 // CreatedTask is a task a generation request stored.
 struct CreatedTask {

@@ -915,16 +915,20 @@ nlohmann::ordered_json BuildOpenApi(const validate::SchemaSet& schemas,
         OJson parameters = OJson::array();
         if (op.auth == "apiKey") {
             parameters.push_back(Ref("parameters", "ServiceVersion"));
-        } else {
+        } else if (op.auth == "sessionKey") {
+            operation["security"] = OJson::array({{{"sessionKey", OJson::array()}}});
+        } else if (op.auth != "apiKeyUnversioned") {
             operation["security"] = OJson::array();
         }
         if (op.page) {
-            parameters.push_back(
-                {{"name", "limit"},
-                 {"in", "query"},
-                 {"description", "Items per page."},
-                 {"schema",
-                  {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}, {"default", 50}}}});
+            parameters.push_back({{"name", "limit"},
+                                  {"in", "query"},
+                                  {"description", "Items per page."},
+                                  {"schema",
+                                   {{"type", "integer"},
+                                    {"minimum", 1},
+                                    {"maximum", 100},
+                                    {"default", op.page_default}}}});
             parameters.push_back(
                 {{"name", "cursor"},
                  {"in", "query"},

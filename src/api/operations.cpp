@@ -1,5 +1,6 @@
 #include "genhost/api/operations.hpp"
 
+#include "genhost/core/clock.hpp"
 #include "genhost/core/ids.hpp"
 #include "genhost/core/resources.hpp"
 
@@ -94,6 +95,13 @@ OperationTable LoadOperations(const validate::SchemaSet& schemas, std::string_vi
         const std::string query = Field(d, "query", false, where);
         if (!query.empty() && query != "page") throw std::runtime_error(where + ": query " + query);
         op.page = query == "page";
+        if (d.contains("pageDefault")) {
+            if (!op.page || !d["pageDefault"].is_number_integer() || d["pageDefault"] < 1 ||
+                d["pageDefault"] > 100) {
+                throw std::runtime_error(where + ": pageDefault is a page's default limit, 1-100");
+            }
+            op.page_default = d["pageDefault"].get<int>();
+        }
         if (d.contains("queryParameters")) {
             const OJson& params = d["queryParameters"];
             if (!params.is_array()) throw std::runtime_error(where + ": queryParameters");
@@ -110,15 +118,18 @@ OperationTable LoadOperations(const validate::SchemaSet& schemas, std::string_vi
             }
             op.query_parameters = params;
         }
-        if (op.auth != "apiKey" && op.auth != "public" && op.auth != "signedUrl") {
-            throw std::runtime_error(where + ": auth must be apiKey, public or signedUrl");
+        if (op.auth != "apiKey" && op.auth != "apiKeyUnversioned" && op.auth != "sessionKey" &&
+            op.auth != "public" && op.auth != "signedUrl") {
+            throw std::runtime_error(
+                where +
+                ": auth must be apiKey, apiKeyUnversioned, sessionKey, public or signedUrl");
         }
         if (op.path.empty() || op.path.front() != '/') {
             throw std::runtime_error(where + ": path must start with /");
         }
         // What the hosted API has is under /v1/; the stand-in's own extras under /_genhost/.
-        if (op.auth == "apiKey" && op.path.rfind("/v1/", 0) != 0 &&
-            op.path.rfind("/_genhost/", 0) != 0) {
+        if ((op.auth == "apiKey" || op.auth == "apiKeyUnversioned") &&
+            op.path.rfind("/v1/", 0) != 0 && op.path.rfind("/_genhost/", 0) != 0) {
             throw std::runtime_error(where + ": an apiKey operation is under /v1/ or /_genhost/");
         }
         if (!op.request.empty()) {
@@ -201,6 +212,8 @@ void ValueIssue(const OJson& schema, const std::string& value, std::vector<std::
                               " character(s)"});
     } else if (schema.value("format", "") == "uuid" && !IsUuid(value)) {
         issues.push_back({"invalid_string", std::move(path), "Invalid uuid"});
+    } else if (schema.value("format", "") == "date-time" && !ParseDateTime(value)) {
+        issues.push_back({"invalid_string", std::move(path), "Invalid datetime"});
     }
 }
 

@@ -26,8 +26,9 @@ std::optional<store::Keyset> DecodeCursor(std::string_view text) {
 
 }  // namespace
 
-Result<PageQuery> ParsePageQuery(const http::Request& req) {
+Result<PageQuery> ParsePageQuery(const http::Request& req, int default_limit) {
     PageQuery out;
+    out.limit = default_limit;
     std::vector<Issue> issues;
     if (const auto text = req.QueryParam("limit")) {
         long long value = 0;

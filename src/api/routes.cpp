@@ -67,10 +67,12 @@ void RegisterRoutes(http::Router& router, App& app) {
     Bindings b(app);
     for (const auto registrar :
          {RegisterTaskRoutes, RegisterAvatarRoutes, RegisterDocumentRoutes, RegisterVoiceRoutes,
-          RegisterRouterRoutes, RegisterGenerateRoutes, RegisterUploadRoutes, RegisterOutputRoutes,
+          RegisterRouterRoutes, RegisterGenerateRoutes, RegisterRealtimeRoutes,
+          RegisterConversationRoutes, RegisterUploadRoutes, RegisterOutputRoutes,
           RegisterHealthRoutes, RegisterOpenApiRoutes}) {
         registrar(b);
     }
+    if (app.realtime.live != nullptr) AddMediaPlane(router, app);
     const OperationTable table = EmbeddedOperations(*app.schemas);
     std::set<std::string> handlers;
     for (const auto& [id, binding] : b.all()) handlers.insert(id);
@@ -86,8 +88,9 @@ void RegisterRoutes(http::Router& router, App& app) {
             continue;
         }
         const Binding& binding = b.all().at(op.operation_id);
-        const bool fits = op.auth == "apiKey" ? binding.kind == Binding::Kind::kAuthed
-                                              : binding.kind != Binding::Kind::kAuthed;
+        const bool keyed = op.auth == "apiKey" || op.auth == "apiKeyUnversioned";
+        const bool fits =
+            keyed ? binding.kind == Binding::Kind::kAuthed : binding.kind != Binding::Kind::kAuthed;
         if (!fits) {
             throw std::runtime_error("operation " + op.operation_id + " is " + op.auth +
                                      ", which its handler does not fit");
@@ -98,8 +101,9 @@ void RegisterRoutes(http::Router& router, App& app) {
         }
         switch (binding.kind) {
             case Binding::Kind::kAuthed:
-                router.Add(op.method, op.path,
-                           Authed(app, WithQueryCheck(app, op, binding.authed)));
+                router.Add(
+                    op.method, op.path,
+                    Authed(app, WithQueryCheck(app, op, binding.authed), op.auth == "apiKey"));
                 break;
             case Binding::Kind::kPublic:
                 router.Add(op.method, op.path, Public(app, binding.open));

@@ -97,6 +97,10 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
     env("GENHOST_MAX_ATTEMPTS", s.max_attempts);
     env("GENHOST_LATENCY_SCALE", s.latency_scale);
     env("GENHOST_TIERS_FILE", s.tiers_file);
+    env("GENHOST_MEDIA_URL", s.media_url);
+    env("GENHOST_REALTIME_SESSIONS", s.realtime_sessions);
+    env("GENHOST_REALTIME_READY_SECONDS", s.realtime_ready_seconds);
+    env("GENHOST_REALTIME_LEASE_SECONDS", s.realtime_lease_seconds);
     env("GENHOST_PORT_FILE", s.port_file);
     env("GENHOST_DOC_URL", s.doc_url);
     env("GENHOST_PROVIDERS", s.providers);
@@ -148,6 +152,10 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         ("max-attempts", po::value(&s.max_attempts)->default_value(s.max_attempts), "GENHOST_MAX_ATTEMPTS: runs of a task before it fails")
         ("latency-scale", po::value(&s.latency_scale)->default_value(s.latency_scale), "GENHOST_LATENCY_SCALE: 0 = fast, 1 = typical model latency")
         ("tiers-file", po::value(&s.tiers_file)->default_value(s.tiers_file), "GENHOST_TIERS_FILE: replaces the built-in tier table")
+        ("media-url", po::value(&s.media_url)->default_value(s.media_url), "GENHOST_MEDIA_URL: this node's realtime media plane as clients reach it (default: the public URL as ws(s)://.../_genhost/realtime)")
+        ("realtime-sessions", po::value(&s.realtime_sessions)->default_value(s.realtime_sessions), "GENHOST_REALTIME_SESSIONS: realtime sessions this node runs at once")
+        ("realtime-ready-seconds", po::value(&s.realtime_ready_seconds)->default_value(s.realtime_ready_seconds), "GENHOST_REALTIME_READY_SECONDS: how long a READY session waits for its first participant")
+        ("realtime-lease-seconds", po::value(&s.realtime_lease_seconds)->default_value(s.realtime_lease_seconds), "GENHOST_REALTIME_LEASE_SECONDS: a realtime session's lease (a dead node's sessions fail after it)")
         ("port-file", po::value(&s.port_file)->default_value(s.port_file), "GENHOST_PORT_FILE: write the bound port here")
         ("doc-url", po::value(&s.doc_url)->default_value(s.doc_url), "GENHOST_DOC_URL: docUrl of 400 bodies")
         ("providers", po::value(&s.providers)->default_value(s.providers), "GENHOST_PROVIDERS: HTTP providers, name=url,...")

@@ -94,6 +94,28 @@ std::optional<SysTime> ParseTimestamp(std::string_view s) {
                    microseconds{micros}};
 }
 
+std::optional<SysTime> ParseDateTime(std::string_view s) {
+    // An offset "+HH:MM" or "-HH:MM" instead of the Z: read the rest as UTC, then shift.
+    if (s.size() > 6 && (s[s.size() - 6] == '+' || s[s.size() - 6] == '-') &&
+        s[s.size() - 3] == ':') {
+        const std::string_view offset = s.substr(s.size() - 5);
+        if (offset[0] < '0' || offset[0] > '9' || offset[1] < '0' || offset[1] > '9' ||
+            offset[3] < '0' || offset[3] > '9' || offset[4] < '0' || offset[4] > '9') {
+            return std::nullopt;
+        }
+        const int hh = (offset[0] - '0') * 10 + (offset[1] - '0');
+        const int mm = (offset[3] - '0') * 10 + (offset[4] - '0');
+        if (hh > 23 || mm > 59) return std::nullopt;
+        std::string utc(s.substr(0, s.size() - 6));
+        utc += 'Z';
+        auto t = ParseTimestamp(utc);
+        if (!t) return std::nullopt;
+        const auto shift = std::chrono::hours{hh} + std::chrono::minutes{mm};
+        return s[s.size() - 6] == '+' ? *t - shift : *t + shift;
+    }
+    return ParseTimestamp(s);
+}
+
 std::int64_t UnixSeconds(SysTime t) {
     return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
 }

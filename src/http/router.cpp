@@ -47,6 +47,11 @@ void Router::AddStreaming(std::string method, std::string pattern, std::size_t m
     routes_.back().body_limit = max_body_bytes;
 }
 
+void Router::AddUpgrade(std::string pattern, UpgradeRoute route) {
+    Add("GET", std::move(pattern), nullptr);
+    routes_.back().upgrade = std::move(route);
+}
+
 bool Router::MatchSegments(const Route& route, std::span<const std::string_view> segments,
                            std::map<std::string, std::string>* params) {
     if (route.segments.size() != segments.size()) return false;
@@ -76,8 +81,13 @@ Router::Match Router::Find(std::string_view method, std::string_view path) const
         if (!MatchSegments(route, segments, nullptr)) continue;
         if (known == nullptr) known = &route;
         if (route.method != effective) continue;
+        // A WebSocket route answers GET, not HEAD.
+        if (route.upgrade && method != route.method) continue;
         m.kind = Match::Kind::kFound;
-        if (route.streaming) {
+        if (route.upgrade) {
+            m.kind = Match::Kind::kUpgrade;
+            m.upgrade = &*route.upgrade;
+        } else if (route.streaming) {
             m.streaming = &route.streaming;
             m.body_limit = route.body_limit;
         } else {
@@ -95,7 +105,7 @@ Router::Match Router::Find(std::string_view method, std::string_view path) const
         if (!MatchSegments(route, segments, nullptr)) continue;
         if (std::find(m.allow.begin(), m.allow.end(), route.method) == m.allow.end()) {
             m.allow.push_back(route.method);
-            if (route.method == "GET" &&
+            if (route.method == "GET" && !route.upgrade &&
                 std::find(m.allow.begin(), m.allow.end(), "HEAD") == m.allow.end()) {
                 m.allow.emplace_back("HEAD");
             }

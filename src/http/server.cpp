@@ -4,6 +4,7 @@
 #include "genhost/core/ids.hpp"
 #include "genhost/core/logging.hpp"
 #include "genhost/http/wire.hpp"
+#include "websocket_control.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -18,6 +19,7 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -59,12 +61,24 @@ struct Server::Session {
         deadline = std::chrono::steady_clock::now() + limit;
     }
     void Unlimit() { deadline = std::chrono::steady_clock::time_point::max(); }
+
+    // Once upgraded, the connection is a WebSocket: its socket has moved into `ws`, Sweep leaves
+    // it to Beast's WebSocket timeouts, and Shutdown closes it with 1001. `ws` is touched only on
+    // the connection's I/O thread (and by Shutdown once the I/O threads have stopped).
+    std::atomic<bool> upgraded{false};
+    std::shared_ptr<WebSocket> ws;
 };
 
 namespace {
 
 // kMaxRefusing bounds the connections being answered 503 at the connection cap at once.
 constexpr int kMaxRefusing = 64;
+
+// kWebSocketCloseWait bounds the wait, once a WebSocket route's `run` has returned, for the
+// messages it queued and the closing handshake.
+constexpr std::chrono::seconds kWebSocketCloseWait{5};
+
+constexpr std::string_view kGoingAwayReason = "The server is shutting down";
 
 // TcpEndpoint reads a generic endpoint that holds an IPv4 or IPv6 address as a TCP endpoint.
 tcp::endpoint TcpEndpoint(const Protocol::endpoint& generic) {
@@ -209,6 +223,43 @@ std::optional<std::pair<int, std::string>> FramingProblem(const bhttp::request_h
     if (hosts > 1) return std::pair<int, std::string>{400, "More than one Host header"};
     if (hosts == 0 && h.version() >= 11) {
         return std::pair<int, std::string>{400, "Missing Host header"};
+    }
+    return std::nullopt;
+}
+
+// UpgradeRefusal checks the GET of a WebSocket route (RFC 6455 section 4.2.1): the answer when it
+// is not an opening handshake the server can complete (426 without the upgrade or with another
+// WebSocket version, 400 when malformed), nullopt when it is. `buffered` counts the bytes read
+// past the header: a client sends nothing before the 101.
+template <class Fields>
+std::optional<Response> UpgradeRefusal(const bhttp::request_header<Fields>& head, bool announced,
+                                       std::size_t buffered, std::string_view doc_url) {
+    if (!beast::websocket::is_upgrade(head)) {
+        Response r = Response::JsonText(
+            426, ErrorJson("This endpoint takes WebSocket connections only: send a GET with "
+                           "Connection: Upgrade and Upgrade: websocket"));
+        r.SetHeader("Upgrade", "websocket");
+        return r;
+    }
+    if (announced || buffered != 0) {
+        return Response::Error(
+            ApiError::InvalidRequest("A WebSocket opening handshake carries no body"), doc_url);
+    }
+    const std::string_view version = head[bhttp::field::sec_websocket_version];
+    if (version.empty()) {
+        return Response::Error(ApiError::InvalidRequest("Missing Sec-WebSocket-Version header"),
+                               doc_url);
+    }
+    if (version != "13") {
+        Response r = Response::JsonText(
+            426, ErrorJson("Unsupported WebSocket version: this server speaks version 13"));
+        r.SetHeader("Sec-WebSocket-Version", "13");
+        return r;
+    }
+    const std::string_view key = head[bhttp::field::sec_websocket_key];
+    if (key.empty() || key.size() > 24) {
+        return Response::Error(
+            ApiError::InvalidRequest("Missing or malformed Sec-WebSocket-Key header"), doc_url);
     }
     return std::nullopt;
 }
@@ -428,7 +479,9 @@ asio::awaitable<void> Server::Sweep(std::size_t context) {
         const auto now = std::chrono::steady_clock::now();
         std::lock_guard lock(sessions_mu_);
         for (const auto& session : live_) {
-            if (session->context != context || session->deadline > now) continue;
+            if (session->context != context || session->deadline > now || session->upgraded) {
+                continue;
+            }
             session->Unlimit();
             session->timed_out = true;
             beast::error_code ignored;
@@ -572,23 +625,27 @@ asio::awaitable<void> Server::RefuseConnection(std::shared_ptr<Session> session)
     stream.close(ec);
 }
 
-asio::awaitable<bool> Server::Send(Session& session, const Request& request,
-                                   const Response& response, unsigned version, bool keep_alive,
-                                   std::chrono::steady_clock::time_point started) {
+void Server::Log(const Request& request, int status,
+                 std::chrono::steady_clock::time_point started) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     metrics_.ObserveRequest(request.route.empty() ? std::string_view("unmatched") : request.route,
-                            request.method.empty() ? std::string_view("-") : request.method,
-                            response.status, seconds);
+                            request.method.empty() ? std::string_view("-") : request.method, status,
+                            seconds);
     // Formatted only when the access log is on (the level may leave it off).
     if (const auto access = AccessLogger(); access->should_log(spdlog::level::info)) {
         access->info(
             R"({{"ts":"{}","level":"info","logger":"access","method":"{}","path":"{}","status":{},"duration_ms":{:.3f},"request_id":"{}","org":"{}","remote":"{}"}})",
             FormatTimestamp(SystemClock::Instance().Now()), JsonEscape(request.method),
-            JsonEscape(request.path), response.status, seconds * 1000,
-            JsonEscape(request.request_id), JsonEscape(request.org_id),
-            JsonEscape(request.remote_address));
+            JsonEscape(request.path), status, seconds * 1000, JsonEscape(request.request_id),
+            JsonEscape(request.org_id), JsonEscape(request.remote_address));
     }
+}
+
+asio::awaitable<bool> Server::Send(Session& session, const Request& request,
+                                   const Response& response, unsigned version, bool keep_alive,
+                                   std::chrono::steady_clock::time_point started) {
+    Log(request, response.status, started);
     if (session.deadline == std::chrono::steady_clock::time_point::max()) {
         session.Limit(options_.read_timeout);
     }
@@ -719,8 +776,21 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
             close = true;
         } else {
             match = router_.Find(request.method, request.path);
-            if (match.kind != Router::Match::Kind::kFound) {
+            if (match.kind == Router::Match::Kind::kNotFound ||
+                match.kind == Router::Match::Kind::kMethodNotAllowed) {
                 early = co_await Dispatch(request, match, nullptr);
+            } else if (match.kind == Router::Match::Kind::kUpgrade) {
+                // A WebSocket route: the handshake's checks, then the route's accept.
+                request.route = match.pattern;
+                request.params = match.params;
+                early = UpgradeRefusal(head, announced, buffer.size(), options_.doc_url);
+                if (early) {
+                    close = buffer.size() != 0;  // what was sent after the header is not HTTP
+                } else if (match.upgrade->accept) {
+                    session->busy = true;
+                    early = co_await PassGate(request, match.upgrade->accept);
+                    session->busy = false;
+                }
             } else {
                 request.route = match.pattern;
                 if (match.gate != nullptr) {
@@ -748,6 +818,11 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
             if (sent && announced) co_await Linger(*session);
             if (!sent || close) break;
             continue;
+        }
+        if (match.upgrade != nullptr) {
+            // The socket becomes the WebSocket's; the connection ends with the route's session.
+            co_await Upgrade(*session, request, *match.upgrade, started);
+            co_return;
         }
 
         std::optional<bhttp::request_parser<bhttp::string_body>> parser;
@@ -828,6 +903,53 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
     co_await Close(*session);
 }
 
+asio::awaitable<void> Server::Upgrade(Session& session, Request& request, const UpgradeRoute& route,
+                                      std::chrono::steady_clock::time_point started) {
+    // Shutdown leaves the connection to the close frame below rather than cancelling its socket.
+    session.busy = true;
+    const std::shared_ptr<WebSocket> ws =
+        WebSocketControl::Make(std::move(session.stream), request.remote_address,
+                               route.max_message_bytes, route.max_queued_bytes);
+    // However this coroutine ends (its frame may be destroyed with its I/O context, the
+    // connection still open), the WebSocket lets go of its socket and stops counting.
+    struct Ending {
+        Server& server;
+        Session& session;
+        WebSocket& ws;
+        bool counted = false;
+        ~Ending() {
+            WebSocketControl::Release(ws);
+            session.ws.reset();
+            if (counted) --server.websockets_;
+        }
+    } ending{*this, session, *ws};
+
+    const beast::error_code ec = co_await WebSocketControl::Handshake(
+        *ws, request.target, request.headers, request.request_id);
+    // Beast answers 400 to a handshake it cannot complete (UpgradeRefusal checked what it checks,
+    // so only a failed write is left).
+    Log(request, ec ? 400 : 101, started);
+    if (ec) co_return;
+    session.ws = ws;
+    session.upgraded = true;
+    ++websockets_;
+    ending.counted = true;
+    if (stopping_) ws->Close(ws_close::kGoingAway, std::string(kGoingAwayReason));
+    try {
+        auto running = route.run(request, ws);
+        co_await std::move(running);
+    } catch (const std::exception& e) {
+        spdlog::error("websocket {} {} failed: {}", request.request_id, request.path, e.what());
+        ws->Close(ws_close::kInternalError, "Internal error");
+    } catch (...) {
+        spdlog::error("websocket {} {} failed: an exception of an unknown type", request.request_id,
+                      request.path);
+        ws->Close(ws_close::kInternalError, "Internal error");
+    }
+    const std::chrono::milliseconds close_wait = kWebSocketCloseWait;
+    co_await WebSocketControl::Finish(*ws, close_wait);
+}
+
 asio::awaitable<void> Server::Close(Session& session) {
     beast::error_code ignored;
     session.stream.shutdown(asio::socket_base::shutdown_send, ignored);
@@ -857,7 +979,14 @@ void Server::Shutdown(std::chrono::milliseconds timeout) {
         {
             std::lock_guard lock(sessions_mu_);
             for (const auto& s : live_) {
-                if (!s->busy) {
+                if (s->upgraded) {
+                    // A WebSocket gets a close frame (its route's `run` then sees Read end).
+                    asio::post(s->stream.get_executor(), [s] {
+                        if (s->ws) {
+                            s->ws->Close(ws_close::kGoingAway, std::string(kGoingAwayReason));
+                        }
+                    });
+                } else if (!s->busy) {
                     asio::post(s->stream.get_executor(), [s] {
                         beast::error_code ignored;
                         s->stream.cancel(ignored);
@@ -873,6 +1002,14 @@ void Server::Shutdown(std::chrono::milliseconds timeout) {
         if (t.joinable()) t.join();
     }
     threads_.clear();
+    // The WebSockets still open are destroyed with the I/O contexts; until then, and after, their
+    // Send and Close (another thread may hold them) must not post to a context.
+    {
+        std::lock_guard lock(sessions_mu_);
+        for (const auto& s : live_) {
+            if (s->ws) WebSocketControl::Seal(*s->ws);
+        }
+    }
     // The close posted above may not have run before the contexts stopped; with the I/O threads
     // gone the acceptor can be closed here, so the kernel stops queueing connections nobody will
     // answer.

@@ -42,6 +42,14 @@ const std::string kRetrySql =
         " run_after = clock_timestamp() + make_interval(secs => $5), last_error = $6,"
         " updated_at = clock_timestamp()") +
     kHeld + " RETURNING 1";
+constexpr const char* kDefer = "jobs_defer";
+const std::string kDeferSql =
+    std::string(
+        "UPDATE jobs SET status = 'PENDING', lease_owner = NULL, lease_expires_at = NULL,"
+        " attempts = greatest(attempts - 1, 0),"
+        " run_after = clock_timestamp() + make_interval(secs => $5), updated_at = "
+        "clock_timestamp()") +
+    kHeld + " RETURNING 1";
 constexpr const char* kFail = "jobs_fail";
 const std::string kFailSql =
     std::string(
@@ -89,6 +97,7 @@ void JobRepo::Prepare(Database& db) {
     db.Prepare(kComplete, kCompleteSql);
     db.Prepare(kRetry, kRetrySql);
     db.Prepare(kFail, kFailSql);
+    db.Prepare(kDefer, kDeferSql);
     db.Prepare(kRelease, kReleaseSql);
     db.Prepare(kGet, kGetSql);
 }
@@ -143,6 +152,17 @@ bool JobRepo::RetrySync(const JobClaim& claim, const std::string& owner, double 
         pqxx::nontransaction n(c);
         done = !n.exec_prepared(kRetry, claim.kind, claim.subject, claim.revision, owner,
                                 delay_seconds, error)
+                    .empty();
+    });
+    return done;
+}
+
+bool JobRepo::DeferSync(const JobClaim& claim, const std::string& owner, double delay_seconds) {
+    bool done = false;
+    db_.RunSync([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        done = !n.exec_prepared(kDefer, claim.kind, claim.subject, claim.revision, owner,
+                                delay_seconds)
                     .empty();
     });
     return done;

@@ -100,6 +100,8 @@ bool JobEngine::RunOne() {
                     std::lock_guard lock(mu_);
                     ++counts_.lost;
                 }
+            } else if (result.kind == JobResult::Kind::kWait) {
+                repo_.DeferSync(*claim, options_.owner, result.wait_seconds);
             } else if (result.kind == JobResult::Kind::kRetry &&
                        claim->attempt < options_.max_attempts) {
                 const double delay =

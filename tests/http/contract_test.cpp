@@ -502,6 +502,85 @@ TEST_F(ContractAnswers, EveryAnswerMatchesItsOperationsSchema) {
     contract.Check("DELETE", "/v1/routers/{id}",
                    c.Send("DELETE", "/v1/routers/" + router_id, auth));
 
+    // Realtime sessions: create (and bad bodies), poll to READY, consume (its preflight, a
+    // wrong key, twice), connect_backend, cancel; an integration session that fails; their
+    // conversations (list, detail of ended and failed, delete) and usage.
+    const json session_body = {
+        {"model", "gwm1_avatars"},
+        {"avatar", {{"type", "service-preset"}, {"presetId", "influencer"}}},
+        {"tools", {{{"type", "client_event"}, {"name", "click"}, {"description", "Clicks"}}}}};
+    const auto session = c.Send("POST", "/v1/realtime_sessions", auth, session_body.dump());
+    contract.Check("POST", "/v1/realtime_sessions", session);
+    ASSERT_EQ(session.status, 200) << session.body;
+    const std::string session_id = session.Json()["id"];
+    contract.Check("POST", "/v1/realtime_sessions",
+                   c.Send("POST", "/v1/realtime_sessions", auth, R"({"model": "gwm1_avatars"})"));
+    json ready;
+    for (int i = 0; i < 200; ++i) {
+        const auto r = c.Send("GET", "/v1/realtime_sessions/" + session_id, auth);
+        contract.Check("GET", "/v1/realtime_sessions/{id}", r);
+        ready = r.Json();
+        if (ready["status"] == "READY") break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    ASSERT_EQ(ready["status"], "READY");
+    contract.Check("GET", "/v1/realtime_sessions/{id}",
+                   c.Send("GET", "/v1/realtime_sessions/" + missing, auth));
+    const std::string consume = "/v1/realtime_sessions/" + session_id + "/consume";
+    contract.Check("OPTIONS", "/v1/realtime_sessions/{id}/consume",
+                   c.Send("OPTIONS", consume, {{"Origin", "https://example.com"}}));
+    contract.Check("POST", "/v1/realtime_sessions/{id}/consume",
+                   c.Send("POST", consume, {{"Authorization", "Bearer nope"}}));
+    const Headers session_key = {
+        {"Authorization", "Bearer " + ready["sessionKey"].get<std::string>()}};
+    contract.Check("POST", "/v1/realtime_sessions/{id}/consume",
+                   c.Send("POST", consume, session_key));
+    contract.Check("POST", "/v1/realtime_sessions/{id}/consume",
+                   c.Send("POST", consume, session_key));
+    const std::string backend = "/v1/realtime_sessions/" + session_id + "/connect_backend";
+    contract.Check("POST", "/v1/realtime_sessions/{id}/connect_backend",
+                   c.Send("POST", backend, {{"Authorization", "Bearer " + kTestKey}}));
+    contract.Check("POST", "/v1/realtime_sessions/{id}/connect_backend",
+                   c.Send("POST", "/v1/realtime_sessions/" + missing + "/connect_backend", auth));
+    contract.Check("GET", "/v1/avatar_conversations/{id}",
+                   c.Send("GET", "/v1/avatar_conversations/" + session_id, auth));
+    contract.Check("DELETE", "/v1/avatar_conversations/{id}",
+                   c.Send("DELETE", "/v1/avatar_conversations/" + session_id, auth));
+    contract.Check("DELETE", "/v1/realtime_sessions/{id}",
+                   c.Send("DELETE", "/v1/realtime_sessions/" + session_id, auth));
+    contract.Check("DELETE", "/v1/realtime_sessions/{id}",
+                   c.Send("DELETE", "/v1/realtime_sessions/" + missing, auth));
+    contract.Check("POST", "/v1/realtime_sessions/{id}/connect_backend",
+                   c.Send("POST", backend, auth));
+    json integration_body = session_body;
+    integration_body["integration"] = {{"type", "voice_provider"},
+                                       {"signedUrl", "wss://agents.example.com/ws"}};
+    const std::string failing =
+        c.Send("POST", "/v1/realtime_sessions", auth, integration_body.dump()).Json()["id"];
+    for (int i = 0; i < 200; ++i) {
+        const auto r = c.Send("GET", "/v1/realtime_sessions/" + failing, auth);
+        contract.Check("GET", "/v1/realtime_sessions/{id}", r);
+        if (r.Json()["status"] == "FAILED") break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    contract.Check("GET", "/v1/avatar_conversations/{id}",
+                   c.Send("GET", "/v1/avatar_conversations/" + failing, auth));
+    contract.Check("GET", "/v1/avatar_conversations/{id}",
+                   c.Send("GET", "/v1/avatar_conversations/" + session_id, auth));
+    contract.Check("GET", "/v1/avatar_conversations/{id}",
+                   c.Send("GET", "/v1/avatar_conversations/" + missing, auth));
+    contract.Check("GET", "/v1/avatar_conversations",
+                   c.Send("GET", "/v1/avatar_conversations?limit=1", auth));
+    contract.Check("GET", "/v1/avatar_conversations",
+                   c.Send("GET", "/v1/avatar_conversations?startDate=never", auth));
+    const std::string range = "startDate=2026-01-01T00:00:00Z&endDate=2026-01-03T00:00:00Z";
+    contract.Check("GET", "/v1/avatar_usage", c.Send("GET", "/v1/avatar_usage?" + range, auth));
+    contract.Check("GET", "/v1/avatar_usage", c.Send("GET", "/v1/avatar_usage", auth));
+    contract.Check("DELETE", "/v1/avatar_conversations/{id}",
+                   c.Send("DELETE", "/v1/avatar_conversations/" + session_id, auth));
+    contract.Check("DELETE", "/v1/avatar_conversations/{id}",
+                   c.Send("DELETE", "/v1/avatar_conversations/" + session_id, auth));
+
     // Every operation was reached.
     for (const auto& op : contract.operations()) {
         EXPECT_TRUE(contract.answered().count(op)) << "no request reached " << op;

@@ -21,12 +21,14 @@
 #include "genhost/store/database.hpp"
 #include "genhost/store/documents_repo.hpp"
 #include "genhost/store/orgs.hpp"
+#include "genhost/store/realtime_repo.hpp"
 #include "genhost/store/router_log.hpp"
 #include "genhost/store/routers_repo.hpp"
 #include "genhost/store/routing_snapshot.hpp"
 #include "genhost/store/tasks_repo.hpp"
 #include "genhost/store/uploads_repo.hpp"
 #include "genhost/store/voices_repo.hpp"
+#include "genhost/tasks/realtime_sessions.hpp"
 #include "genhost/validate/schema_set.hpp"
 
 #include <boost/asio/thread_pool.hpp>
@@ -120,6 +122,24 @@ struct App {
     };
     // Model routers (/v1/routers) need `repo`.
     RoutersConfig routers;
+
+    // RealtimeConfig is what the realtime routes need (src/api/realtime_sessions.cpp,
+    // conversations.cpp, docs/realtime.md).
+    struct RealtimeConfig {
+        store::RealtimeRepo* repo = nullptr;
+        // The media plane's token issuer and secret (shared by every node: the `settings`
+        // table), and how long a participant token is valid.
+        std::string token_issuer = "genhost";
+        std::string token_secret;
+        double token_seconds = 600;
+        // Wakes this node's realtime engine after a create (other nodes hear NOTIFY).
+        std::function<void()> kick;
+        // The sessions this node runs: the media plane (GET /_genhost/realtime) attaches its
+        // participants to them.
+        tasks::LiveSessions* live = nullptr;
+    };
+    // Realtime sessions, conversations and avatar usage need `repo`.
+    RealtimeConfig realtime;
 };
 
 // RegisterRoutes adds every operation of the operation table (genhost/api/operations.hpp) to

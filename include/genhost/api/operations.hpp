@@ -25,13 +25,17 @@ struct Operation {
     std::string operation_id;
     std::string method;  // upper case
     std::string path;
-    std::string auth;  // apiKey, public or signedUrl
+    // apiKey (the key and X-Service-Version), apiKeyUnversioned (the key; X-Service-Version
+    // checked only when sent: for clients that cannot send it), sessionKey (a realtime session's
+    // key as the bearer, checked by the handler), public or signedUrl.
+    std::string auth;
     std::string tag;
     std::string summary;
     std::string description;
     std::string request;          // x-endpoint name of the JSON body's schema document; "" none
     std::string request_content;  // a body of another media type (multipart/form-data); "" none
     bool page = false;            // takes `limit` and `cursor` (genhost/api/page.hpp)
+    int page_default = 50;        // a page's `limit` when absent (declared `pageDefault`)
     // The other query parameters: OpenAPI parameter objects without `in` ({name, required?,
     // description?, schema, style?, explode?}); the route checks them (CheckQuery) before its
     // handler runs.

@@ -3,7 +3,8 @@
 // Provides the page kit every list endpoint uses (SPEC.md: `limit`, `cursor`; `{data, hasMore,
 // nextCursor}`).
 //
-// - `limit`: an integer from 1 to 100, 50 when absent.
+// - `limit`: an integer from 1 to 100, 50 when absent (a list may declare another default:
+//   conversations 20).
 // - `cursor`: 1 to 1000 characters (SPEC.md), opaque to clients: base64url of
 //   "<time in microseconds>.<id>", a store::Keyset. A cursor that does not decode is a 400 at
 //   ["cursor"].
@@ -33,7 +34,7 @@ struct PageQuery {
 
 // ParsePageQuery reads `limit` and `cursor` from `req`'s query; every problem is an issue of the
 // 400 (at ["limit"], ["cursor"]).
-Result<PageQuery> ParsePageQuery(const http::Request& req);
+Result<PageQuery> ParsePageQuery(const http::Request& req, int default_limit = kDefaultPageSize);
 
 // EncodeCursor is the opaque cursor of `keyset`.
 std::string EncodeCursor(const store::Keyset& keyset);

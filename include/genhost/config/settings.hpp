@@ -53,6 +53,13 @@ struct Settings {
     std::size_t upload_max_bytes = 200 * 1024 * 1024;  // per ephemeral upload (docs/uploads.md)
     double upload_ttl_seconds = 24 * 3600;             // uploads expire and are deleted after it
     double upload_sweep_interval_seconds = 60;         // how often expired uploads are swept
+    // Realtime sessions (docs/realtime.md): the media plane's URL as consume answers it
+    // (default: public_url as ws(s) + /_genhost/realtime), sessions run at once by this node,
+    // how long a READY session waits for its first participant, and the lease of a session.
+    std::string media_url;
+    int realtime_sessions = 10;
+    double realtime_ready_seconds = 120;
+    double realtime_lease_seconds = 15;
     double task_retention_seconds =
         30 * 24 * 3600;  // finished tasks are deleted after it; 0: never
     // Asset fetching (docs/assets.md). Offline: URLs are accepted unfetched at request time and

@@ -46,6 +46,10 @@ std::string FormatTimestamp(SysTime t);
 // nullopt if malformed.
 std::optional<SysTime> ParseTimestamp(std::string_view s);
 
+// ParseDateTime is ParseTimestamp that also takes an offset instead of the `Z` ("+02:00",
+// "-05:30"): RFC 3339 date-times as query parameters carry them.
+std::optional<SysTime> ParseDateTime(std::string_view s);
+
 // UnixSeconds returns seconds since the epoch.
 std::int64_t UnixSeconds(SysTime t);
 

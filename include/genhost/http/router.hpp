@@ -11,16 +11,22 @@
 //
 // A route may have a Gate, which the server runs once the header is read, before any of the body:
 // it lets the request through, or answers it itself (a 401, say) without the body ever being read.
+//
+// A WebSocket route (AddUpgrade) answers GET only (HEAD and the other methods get a 405 with
+// Allow: GET); the server upgrades the connection when the route's `accept` lets it (see
+// UpgradeRoute and websocket.hpp).
 #pragma once
 
 #include "genhost/http/body_reader.hpp"
 #include "genhost/http/message.hpp"
+#include "genhost/http/websocket.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
 #include <array>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -44,6 +50,24 @@ struct GatedHandler {
     Gate gate;
 };
 
+// UpgradeRoute is a WebSocket endpoint. The server checks that the GET asks for a WebSocket
+// upgrade (else 426 Upgrade Required, or 400 for a malformed handshake), then runs `accept` on the
+// request as read (header, query string, path parameters; no body): a response refuses the
+// upgrade and is sent as an ordinary HTTP answer (a 401, say); nullopt accepts it (and what it
+// learns for `run` goes into the request, as a Gate's does). An exception from `accept` is
+// answered as a handler's is. The server then completes the handshake (101) and runs `run` with
+// the same request until it returns, and closes the connection (code 1000 unless `run` closed
+// it; 1011 when `run` threw).
+struct UpgradeRoute {
+    // Empty: every upgrade is accepted.
+    std::function<boost::asio::awaitable<std::optional<Response>>(Request&)> accept;
+    std::function<boost::asio::awaitable<void>(Request&, std::shared_ptr<WebSocket>)> run;
+    // A larger message from the peer fails the connection with close code 1009.
+    std::size_t max_message_bytes = 1 << 20;
+    // WebSocket::Send refuses a message once the bytes queued and unwritten would pass this.
+    std::size_t max_queued_bytes = 8 << 20;
+};
+
 class Router {
   public:
     // Add registers `handler` for `method` on `pattern` (e.g. "/v1/tasks/{id}").
@@ -57,10 +81,15 @@ class Router {
     void AddStreaming(std::string method, std::string pattern, std::size_t max_body_bytes,
                       StreamingHandler handler);
 
+    // AddUpgrade registers a WebSocket route for GET on `pattern`.
+    void AddUpgrade(std::string pattern, UpgradeRoute route);
+
     struct Match {
-        enum class Kind { kFound, kNotFound, kMethodNotAllowed } kind = Kind::kNotFound;
+        // kUpgrade: a GET on a WebSocket route (`upgrade` is set, and no handler).
+        enum class Kind { kFound, kNotFound, kMethodNotAllowed, kUpgrade } kind = Kind::kNotFound;
         const Handler* handler = nullptr;
         const StreamingHandler* streaming = nullptr;  // set instead of handler for streaming routes
+        const UpgradeRoute* upgrade = nullptr;        // WebSocket routes only
         const Gate* gate = nullptr;                   // the route's gate, if it has one
         std::size_t body_limit = 0;                   // streaming routes only
         // The route's own pattern, valid while the router lives and gets no further route.
@@ -82,6 +111,7 @@ class Router {
         StreamingHandler streaming;
         Gate gate;
         std::size_t body_limit = 0;
+        std::optional<UpgradeRoute> upgrade;
     };
     // A path of more segments than this matches no route.
     static constexpr std::size_t kMaxSegments = 16;

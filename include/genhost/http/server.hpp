@@ -27,8 +27,15 @@
 // exception escaping a handler becomes a 500 whose body reveals nothing; the log line carries the
 // details and the request id.
 //
+// WebSocket routes (Router::AddUpgrade): the server checks the opening handshake (426 without
+// the upgrade), runs the route's accept, answers 101 and hands the connection to the route's
+// `run` (websocket.hpp). An upgraded connection leaves the request machinery: no read timeout
+// (Beast's WebSocket timeouts ping it and close it when idle), no request in flight; it still
+// counts among the open connections (and against max_connections) until it closes.
+//
 // Shutdown(): stop accepting, close idle keep-alive connections, let in-flight requests finish
-// (their responses say Connection: close) up to a deadline, then stop the I/O threads.
+// (their responses say Connection: close) and send open WebSockets a close frame with code 1001
+// (going away), up to a deadline, then stop the I/O threads.
 #pragma once
 
 #include "genhost/core/memory.hpp"
@@ -96,8 +103,12 @@ class Server {
     // InFlight returns the number of requests being handled now.
     int InFlight() const { return in_flight_.load(); }
 
-    // Connections returns the number of open connections (those refused at the cap excluded).
+    // Connections returns the number of open connections (those refused at the cap excluded),
+    // WebSockets included.
     int Connections() const { return sessions_.load(); }
+
+    // WebSockets returns the number of open WebSocket connections (upgraded, not yet closed).
+    int WebSockets() const { return websockets_.load(); }
 
     // BodyMemory returns the bytes of request bodies held now, as counted against
     // max_body_memory.
@@ -123,6 +134,7 @@ class Server {
     std::atomic<bool> stopping_{false};
     std::atomic<int> in_flight_{0};
     std::atomic<int> sessions_{0};
+    std::atomic<int> websockets_{0};
     std::atomic<int> refusing_{0};  // connections being answered 503 at the cap
     std::atomic<std::uint64_t> refusals_{0};
     std::atomic<std::size_t> body_memory_{0};
@@ -149,6 +161,13 @@ class Server {
     boost::asio::awaitable<bool> Send(Session& session, const Request& request,
                                       const Response& response, unsigned version, bool keep_alive,
                                       std::chrono::steady_clock::time_point started);
+    // Log counts a request in the metrics and writes its access-log line.
+    void Log(const Request& request, int status, std::chrono::steady_clock::time_point started);
+    // Upgrade completes the WebSocket handshake of a request its route accepted and runs the
+    // route's session; the connection ends with it.
+    boost::asio::awaitable<void> Upgrade(Session& session, Request& request,
+                                         const UpgradeRoute& route,
+                                         std::chrono::steady_clock::time_point started);
     // PassGate runs a route's gate; what it throws becomes the response.
     boost::asio::awaitable<std::optional<Response>> PassGate(Request& request, const Gate& gate);
     // Close ends the connection.

@@ -69,6 +69,8 @@ class JobRepo {
     bool RetrySync(const JobClaim& claim, const std::string& owner, double delay_seconds,
                    const std::string& error);
     bool FailSync(const JobClaim& claim, const std::string& owner, const std::string& error);
+    // DeferSync puts it back, due in `delay_seconds`, without counting the run.
+    bool DeferSync(const JobClaim& claim, const std::string& owner, double delay_seconds);
 
     // ReleaseOwnedSync puts the jobs `owner` runs back to PENDING, without counting the run
     // (a node shutting down); returns how many.

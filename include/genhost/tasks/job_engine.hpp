@@ -40,12 +40,16 @@ namespace genhost::tasks {
 
 // JobResult is a handler's answer.
 struct JobResult {
-    enum class Kind { kDone, kRetry, kFailed } kind = Kind::kDone;
-    std::string error;  // kRetry and kFailed: what went wrong, for the row and the subject
+    enum class Kind { kDone, kRetry, kFailed, kWait } kind = Kind::kDone;
+    std::string error;        // kRetry and kFailed: what went wrong, for the row and the subject
+    double wait_seconds = 0;  // kWait
 
     static JobResult Done() { return {}; }
     static JobResult Retry(std::string error) { return {Kind::kRetry, std::move(error)}; }
     static JobResult Failed(std::string error) { return {Kind::kFailed, std::move(error)}; }
+    // Wait puts the job back, due in `seconds`, without counting the run: the subject waits
+    // for something (a realtime session for a place), it did not fail.
+    static JobResult Wait(double seconds) { return {Kind::kWait, {}, seconds}; }
 };
 
 // JobKind is what a kind of job registers: how to run one, and how to mark its subject failed.

@@ -1,0 +1,153 @@
+// genhost/tasks/realtime_sessions.hpp
+//
+// Provides the runtime side of realtime sessions (docs/realtime.md):
+//
+// - LiveSession / LiveSessions: the meeting point, inside one process, between the media plane
+//   (the WebSocket endpoint of src/api, which attaches participants and posts what they send)
+//   and the thread that runs the session. Participants are seen through the Participant
+//   interface, so this module knows nothing of HTTP.
+// - RealtimeRunner: the `realtime_session` job kind. A runner thread of the node's realtime
+//   engine claims a session's job and keeps it, under the job's lease, for the session's whole
+//   life: it admits the session against the organization's concurrent-session limit (waiting,
+//   `queued`, while there is no place), makes it READY with a fresh session key, waits for a
+//   participant (RUNNING) until the key expires, runs the conversation, and ends it COMPLETED
+//   (END_CALL, the last participant gone, maxDuration reached) or FAILED. A claim that finds the
+//   session admitted by another node (which died: its lease expired) ends it FAILED with
+//   INTERNAL.NODE_LOST. A cancelled session (DELETE) is noticed within `poll` and its
+//   participants are disconnected.
+//
+// Failure codes (stable): SESSION.NOT_JOINED (nobody joined before expiresAt),
+// INTERNAL.NODE_LOST (the node running it died or stopped), THIRD_PARTY.UNSUPPORTED (an
+// integration or rtcroom session: external rooms and voice vendors are not connected by
+// genhost), INTERNAL (anything else).
+#pragma once
+
+#include "genhost/store/realtime_repo.hpp"
+#include "genhost/tasks/job_engine.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace genhost::tasks {
+
+inline constexpr const char* kRealtimeJobKind = "realtime_session";
+
+// ConversationFolder is the output-store folder of conversation `id`: its recording.
+std::string ConversationFolder(std::string_view id);
+
+// Participant is one connection to a session's room, as the runtime sees it. Thread-safe.
+class Participant {
+  public:
+    virtual ~Participant() = default;
+    // Send queues a message (a text frame: JSON; binary: media). false when it was dropped
+    // (closed, or the connection is too far behind).
+    virtual bool Send(std::string data, bool binary) = 0;
+    virtual void Close(std::uint16_t code, std::string reason) = 0;
+};
+
+// RoomEvent is what the media plane tells the runtime.
+struct RoomEvent {
+    enum class Kind { kJoined, kLeft, kText, kBinary } kind = Kind::kText;
+    std::string identity;  // "user" or "backend"
+    std::string data;      // kText: a JSON message; kBinary: a media frame
+};
+
+class LiveSession {
+  public:
+    explicit LiveSession(std::string id) : id_(std::move(id)) {}
+    const std::string& id() const { return id_; }
+
+    // The media plane's side. Attach admits `p` as `identity` (false, and `why`, when the
+    // session is closed or the identity is present already) and posts kJoined; Detach removes
+    // it (only if it is still `p`) and posts kLeft; Post queues what a participant sent.
+    bool Attach(const std::string& identity, std::shared_ptr<Participant> p, std::string* why);
+    void Detach(const std::string& identity, const Participant* p);
+    void Post(RoomEvent e);
+
+    // The runtime's side. Next waits up to `wait` for the next event; `observe`, when set, sees
+    // each event first, on the caller's thread (the runner keeps the backend's presence in the
+    // database with it).
+    std::optional<RoomEvent> Next(std::chrono::milliseconds wait);
+    std::function<void(const RoomEvent&)> observe;
+    // SendTo / Broadcast queue a message for one participant / all of them.
+    bool SendTo(const std::string& identity, std::string data, bool binary);
+    void Broadcast(const std::string& data, bool binary);
+    bool Present(const std::string& identity) const;
+    // Close disconnects everyone with `code` and refuses later Attach calls.
+    void Close(std::uint16_t code, const std::string& reason);
+
+  private:
+    const std::string id_;
+    mutable std::mutex mu_;
+    std::condition_variable cv_;
+    bool closed_ = false;
+    std::map<std::string, std::shared_ptr<Participant>> participants_;
+    std::deque<RoomEvent> events_;
+};
+
+// LiveSessions are the sessions this process runs, by id.
+class LiveSessions {
+  public:
+    std::shared_ptr<LiveSession> Open(const std::string& id);
+    std::shared_ptr<LiveSession> Find(const std::string& id) const;
+    void Remove(const std::string& id);
+    std::size_t size() const;
+
+  private:
+    mutable std::mutex mu_;
+    std::map<std::string, std::shared_ptr<LiveSession>> sessions_;
+};
+
+struct RealtimeOptions {
+    std::string owner;           // this node's name (the job engine's lease owner)
+    std::string media_url;       // this node's media plane, as consume answers it
+    double ready_seconds = 120;  // how long a READY session waits for its first participant
+    std::chrono::milliseconds poll{250};  // how often the session's row is read (cancellation)
+    double queued_recheck_seconds = 1;    // a queued session asks for a place again after this
+};
+
+// SessionTurns is what runs a session once a participant joined: it gets the events and answers
+// through the LiveSession until the session should end. Returns how it ended: nullopt for a
+// normal end (COMPLETED), else {failure, failureCode}. `stop` turns true when the session must
+// stop now (cancelled, lease lost, maxDuration reached): it returns promptly then.
+struct SessionEnd {
+    std::string failure;
+    std::string failure_code;
+};
+using SessionTurns = std::function<std::optional<SessionEnd>(
+    const store::RealtimeSession& session, LiveSession& live, const std::atomic<bool>& stop)>;
+
+class RealtimeRunner {
+  public:
+    // `limit_of` answers the concurrent-session limit of an organization of usage tier `tier`.
+    RealtimeRunner(RealtimeOptions options, store::RealtimeRepo& repo, LiveSessions& live,
+                   std::function<int(int tier)> limit_of, SessionTurns turns);
+
+    JobKind Kind();
+    // set_media_url sets options.media_url (before the engine starts: once the port is bound).
+    void set_media_url(std::string url) { options_.media_url = std::move(url); }
+
+    // RunSync runs one claimed job (the Kind's `run`).
+    JobResult RunSync(const store::JobClaim& job, const std::atomic<bool>& lease_lost);
+
+  private:
+    RealtimeOptions options_;
+    store::RealtimeRepo& repo_;
+    LiveSessions& live_;
+    std::function<int(int)> limit_of_;
+    SessionTurns turns_;
+};
+
+// DefaultTurns runs a session until END_CALL or every user left, answering nothing: the
+// lifecycle without a conversation engine (tests of the control plane).
+SessionTurns LifecycleOnlyTurns();
+
+}  // namespace genhost::tasks
