@@ -605,5 +605,33 @@ TEST_F(NodeSdk, RoutersCreatedMergedPagedAndDeleted) {
     EXPECT_EQ(r["log"]["hasMore"], false);
 }
 
+// realtimeSessions.*, avatarConversations.* and avatars.getUsage as a new user of the official
+// client would use them (tests/node/realtime_sdk.mjs), with the consume call a browser makes.
+TEST_F(NodeSdk, RealtimeSessionsConsumedCancelledAndRecorded) {
+    const auto r = RunNode("", "realtime_sdk.mjs");
+    ASSERT_FALSE(r.contains("error")) << r.dump(2) << "\n" << server_->Log();
+    const std::string id = r["created"]["id"];
+    EXPECT_EQ(r["ready"]["status"], "READY");
+    EXPECT_EQ(r["ready"]["hasKey"], true);
+    EXPECT_EQ(r["consume"]["status"], 200);
+    EXPECT_EQ(r["consume"]["cors"], "*");
+    EXPECT_EQ(r["consume"]["body"]["roomName"], id);
+    EXPECT_EQ(r["consume"]["body"]["url"],
+              "ws://127.0.0.1:" + std::to_string(server_->port()) + "/_genhost/realtime");
+    EXPECT_EQ(r["cancelled"], "CANCELLED");
+    ASSERT_GE(r["listed"].size(), 1u);
+    EXPECT_EQ(r["listed"][0]["id"], id);
+    EXPECT_EQ(r["listed"][0]["hasTools"], true);
+    EXPECT_EQ(r["conversation"]["status"], "ended");
+    EXPECT_EQ(r["conversation"]["tools"][0]["name"], "show_recipe");
+    EXPECT_EQ(r["conversation"]["maxDuration"], 120);
+    EXPECT_GE(r["usage"]["totalSessions"].get<int>(), 1);
+    EXPECT_EQ(r["deleted"]["is"], true);
+    EXPECT_EQ(r["badBody"]["is"], true);
+    EXPECT_EQ(r["badBody"]["body"]["issues"][0]["path"], nlohmann::json::array({"maxDuration"}));
+    EXPECT_EQ(r["missing"]["is"], true);
+    EXPECT_EQ(r["missing"]["status"], 404);
+}
+
 }  // namespace
 }  // namespace genhost::testing

@@ -21,7 +21,8 @@ command -v node >/dev/null && command -v npm >/dev/null \
   || fail "GENHOST_TEST_DATABASE_URL is not set (scripts/test starts a PostgreSQL cluster and sets it)"
 
 mkdir -p "$work"
-for f in package.json package-lock.json .npmrc uploads_sdk.mjs documents_sdk.mjs voices_sdk.mjs routers_sdk.mjs; do
+for f in package.json package-lock.json .npmrc uploads_sdk.mjs documents_sdk.mjs voices_sdk.mjs routers_sdk.mjs \
+    realtime_sdk.mjs; do
   cmp -s "$src/$f" "$work/$f" || cp "$src/$f" "$work/$f"
 done
 if [ ! -d "$work/node_modules/@runwayml/sdk" ] \
