@@ -33,6 +33,7 @@
 #include "genhost/tasks/job_engine.hpp"
 #include "genhost/tasks/moderation.hpp"
 #include "genhost/tasks/periodic.hpp"
+#include "genhost/tasks/realtime_conversation.hpp"
 #include "genhost/tasks/realtime_sessions.hpp"
 #include "genhost/tasks/retention_sweeper.hpp"
 #include "genhost/tasks/scratch.hpp"
@@ -363,6 +364,22 @@ int Serve(const Settings& settings) {
     // places for sessions (each keeps its session's job for the session's whole life).
     genhost::store::RealtimeRepo realtime_sessions(db);
     genhost::tasks::LiveSessions live_sessions;
+    genhost::tasks::ConversationOptions conversation_opts;
+    conversation_opts.scratch_root = wopts.scratch_root;
+    genhost::tasks::ConversationDeps conversation_deps;
+    conversation_deps.sessions = &realtime_sessions;
+    conversation_deps.documents = &documents;
+    conversation_deps.outputs = &output_store;
+    conversation_deps.speech = std::make_shared<genhost::media::SpeechModel>();
+    if (!s.llm_url.empty()) {
+        genhost::realtime::ChatCompletionsOptions llm;
+        llm.base_url = s.llm_url;
+        llm.model = s.llm_model;
+        llm.api_key = s.llm_key;
+        conversation_deps.make_engine = [llm] {
+            return genhost::realtime::MakeChatCompletionsEngine(llm);
+        };
+    }
     genhost::tasks::RealtimeOptions realtime_opts;
     realtime_opts.owner = wopts.owner;
     realtime_opts.ready_seconds = s.realtime_ready_seconds;
@@ -371,7 +388,7 @@ int Serve(const Settings& settings) {
         [&catalog](int tier) {
             return genhost::api::LimitsFor(*catalog, tier, "gwm1_avatars").max_concurrent;
         },
-        genhost::tasks::LifecycleOnlyTurns());
+        genhost::tasks::ConversationTurns(conversation_opts, conversation_deps));
     genhost::tasks::JobEngineOptions realtime_engine_opts;
     realtime_engine_opts.owner = wopts.owner;
     realtime_engine_opts.runners = std::max(1, s.realtime_sessions);

@@ -68,14 +68,15 @@ asio::awaitable<void> Run(App& app, http::Request& req, std::shared_ptr<http::We
     }
     auto participant = std::make_shared<SocketParticipant>(ws);
     std::string why;
-    if (!live->Attach(claims.identity, participant, &why)) {
+    const std::string welcome = nlohmann::json{
+        {"type", "joined"},
+        {"identity", claims.identity},
+        {"room", live->id()}}.dump();
+    if (!live->Attach(claims.identity, participant, &why, welcome)) {
         ws->Send(nlohmann::json{{"type", "error"}, {"message", why}}.dump(), false);
         ws->Close(http::ws_close::kPolicyViolation, why);
         co_return;
     }
-    ws->Send(nlohmann::json{{"type", "joined"}, {"identity", claims.identity}, {"room", live->id()}}
-                 .dump(),
-             false);
     for (;;) {
         auto message = co_await ws->Read();
         if (!message) break;

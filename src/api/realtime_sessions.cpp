@@ -10,6 +10,7 @@
 #include "handlers.hpp"
 
 #include "genhost/core/ids.hpp"
+#include "genhost/core/resources.hpp"
 #include "genhost/realtime/room_token.hpp"
 
 #include <set>
@@ -251,9 +252,20 @@ asio::awaitable<http::Response> ConnectBackend(App& app, http::Request& req,
     co_return http::Response::Json(200, Credentials(app, *s, "backend", false));
 }
 
+// The page of GET /_genhost/realtime/page (web/realtime.html, compiled into the binary).
+asio::awaitable<http::Response> RealtimePage(App&, http::Request&) {
+    http::Response r;
+    r.body =
+        std::string(FindResource("web/realtime.html").value_or("web/realtime.html is missing"));
+    r.SetHeader("Content-Type", "text/html; charset=utf-8");
+    r.SetHeader("Cache-Control", "no-cache");
+    co_return r;
+}
+
 }  // namespace
 
 void RegisterRealtimeRoutes(Bindings& b) {
+    b.Public("getRealtimePage", RealtimePage);
     b.Authed("createRealtimeSession", CreateSession);
     b.Authed("getRealtimeSession", GetSession);
     b.Authed("cancelRealtimeSession", CancelSession);

@@ -101,6 +101,9 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
     env("GENHOST_REALTIME_SESSIONS", s.realtime_sessions);
     env("GENHOST_REALTIME_READY_SECONDS", s.realtime_ready_seconds);
     env("GENHOST_REALTIME_LEASE_SECONDS", s.realtime_lease_seconds);
+    env("GENHOST_LLM_URL", s.llm_url);
+    env("GENHOST_LLM_MODEL", s.llm_model);
+    env("GENHOST_LLM_KEY", s.llm_key);
     env("GENHOST_PORT_FILE", s.port_file);
     env("GENHOST_DOC_URL", s.doc_url);
     env("GENHOST_PROVIDERS", s.providers);
@@ -155,6 +158,9 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         ("media-url", po::value(&s.media_url)->default_value(s.media_url), "GENHOST_MEDIA_URL: this node's realtime media plane as clients reach it (default: the public URL as ws(s)://.../_genhost/realtime)")
         ("realtime-sessions", po::value(&s.realtime_sessions)->default_value(s.realtime_sessions), "GENHOST_REALTIME_SESSIONS: realtime sessions this node runs at once")
         ("realtime-ready-seconds", po::value(&s.realtime_ready_seconds)->default_value(s.realtime_ready_seconds), "GENHOST_REALTIME_READY_SECONDS: how long a READY session waits for its first participant")
+        ("llm-url", po::value(&s.llm_url)->default_value(s.llm_url), "GENHOST_LLM_URL: an OpenAI-compatible endpoint (e.g. http://127.0.0.1:8081/v1) for realtime sessions' conversation engine; empty: the builtin engine")
+        ("llm-model", po::value(&s.llm_model)->default_value(s.llm_model), "GENHOST_LLM_MODEL: the model named in chat-completions requests")
+        ("llm-key", po::value(&s.llm_key)->default_value(s.llm_key), "GENHOST_LLM_KEY: the endpoint's API key (sent as a bearer token when set)")
         ("realtime-lease-seconds", po::value(&s.realtime_lease_seconds)->default_value(s.realtime_lease_seconds), "GENHOST_REALTIME_LEASE_SECONDS: a realtime session's lease (a dead node's sessions fail after it)")
         ("port-file", po::value(&s.port_file)->default_value(s.port_file), "GENHOST_PORT_FILE: write the bound port here")
         ("doc-url", po::value(&s.doc_url)->default_value(s.doc_url), "GENHOST_DOC_URL: docUrl of 400 bodies")

@@ -327,11 +327,50 @@ Portrait PortraitFromPicture(const media::RgbImage& picture, int width, int heig
 
 void DrawFrame(const Portrait& portrait, double openness, bool blink, media::RgbImage& frame) {
     frame = portrait.base;
+    DrawFeatures(portrait, openness, blink, frame);
+}
+
+void DrawFeatures(const Portrait& portrait, double openness, bool blink, media::RgbImage& frame) {
     if (openness >= 0.02) DrawMouth(frame, portrait, openness);
     if (blink && !portrait.photo) {
         const Rgb skin{portrait.skin[0], portrait.skin[1], portrait.skin[2]};
         DrawEyes(frame, portrait.layout, skin, {0, 0, 0}, portrait.cat, true);
     }
+}
+
+namespace {
+
+// Box is the pixels FillEllipse may touch for ellipses within cx +- rx, cy +- ry (it reaches one
+// pixel beyond the radii), with one more pixel of margin, clipped to width x height.
+PixelBox Box(double cx, double cy, double rx, double ry, int width, int height) {
+    PixelBox b;
+    b.x0 = std::max(0, static_cast<int>(std::floor(cx - rx - 1)) - 1);
+    b.y0 = std::max(0, static_cast<int>(std::floor(cy - ry - 1)) - 1);
+    b.x1 = std::min(width, static_cast<int>(std::ceil(cx + rx + 1)) + 2);
+    b.y1 = std::min(height, static_cast<int>(std::ceil(cy + ry + 1)) + 2);
+    return b;
+}
+
+}  // namespace
+
+PixelBox MouthBox(const Portrait& portrait) {
+    // DrawMouth: every ellipse lies within the lips' ellipse, widest closed (half width) and
+    // tallest wide open (thickness * 1.4 + mouth_max_open; the closed line is thinner).
+    const PortraitLayout& l = portrait.layout;
+    const double thickness = l.head_ry * 0.03;
+    const double ry = std::max(1.0, thickness * 1.4) + l.mouth_max_open;
+    return Box(l.mouth_x, l.mouth_y, l.mouth_half_width, ry, portrait.base.width,
+               portrait.base.height);
+}
+
+PixelBox EyesBox(const Portrait& portrait) {
+    if (portrait.photo) return {};
+    // DrawEyes(closed): a skin ellipse of 1.2 x 1.35 the eye's radii over each eye and a lash
+    // line at eye_y + 0.3 eye_ry, at least one pixel thick.
+    const PortraitLayout& l = portrait.layout;
+    const double ry = std::max(l.eye_ry * 1.35, l.eye_ry * 0.3 + std::max(1.0, l.eye_ry * 0.16));
+    return Box(l.head_x, l.eye_y, l.eye_dx + l.eye_rx * 1.2, ry, portrait.base.width,
+               portrait.base.height);
 }
 
 std::vector<double> MouthOpenness(const media::AudioBuffer& speech, int fps, int frames) {

@@ -49,6 +49,24 @@ Portrait PortraitFromPicture(const media::RgbImage& picture, int width, int heig
 // and the eyes closed when `blink`.
 void DrawFrame(const Portrait& portrait, double openness, bool blink, media::RgbImage& frame);
 
+// PixelBox is the pixels [x0, x1) x [y0, y1) of a picture (empty when x0 >= x1 or y0 >= y1).
+struct PixelBox {
+    int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    bool empty() const { return x0 >= x1 || y0 >= y1; }
+};
+
+// MouthBox and EyesBox bound what DrawFrame changes in the portrait's base: the mouth at any
+// openness, and both closed eyes (empty for a photo portrait, whose eyes are not drawn); clipped
+// to the picture. Outside them a frame is the base.
+PixelBox MouthBox(const Portrait& portrait);
+PixelBox EyesBox(const Portrait& portrait);
+
+// DrawFeatures is DrawFrame on a `frame` (of the portrait's size) that already equals the
+// portrait's base inside MouthBox and EyesBox: it draws only the open mouth and the closed eyes,
+// so a live renderer can restore those boxes from the base instead of copying the whole picture.
+// DrawFrame(p, o, b, f) is `f = p.base; DrawFeatures(p, o, b, f)`.
+void DrawFeatures(const Portrait& portrait, double openness, bool blink, media::RgbImage& frame);
+
 // MouthOpenness is one value per video frame (fps, `frames` of them) from the loudness of
 // `speech` (any rate, interleaved channels mixed): per-frame RMS relative to the speech's
 // 95th-percentile level, gated below -48 dBFS, with a fast attack and slower release.

@@ -232,28 +232,48 @@ boost::asio::awaitable<std::vector<std::size_t>> DocumentRepo::Missing(
     co_return missing;
 }
 
+namespace {
+
+// SearchOn runs the search on a connection of a database thread.
+SearchResult SearchOn(pqxx::connection_base& c, const std::string& org_id,
+                      const std::optional<std::vector<std::string>>& ids, const std::string& query,
+                      int limit) {
+    SearchResult out;
+    pqxx::nontransaction n(c);
+    // Whether an index is pending is asked first: a revision indexed between the two
+    // statements is then searched, never reported as done yet missed.
+    const auto pending = ids ? n.exec_prepared(kPending, org_id, UuidArray(*ids))
+                             : n.exec_prepared(kPending, org_id, nullptr);
+    out.indexing = pending[0][0].as<bool>();
+    const auto r = ids ? n.exec_prepared(kSearch, org_id, UuidArray(*ids), query, limit)
+                       : n.exec_prepared(kSearch, org_id, nullptr, query, limit);
+    for (const auto& row : r) {
+        out.strategy = row[0].as<std::string>();
+        out.hits.push_back({row[1].as<std::string>(), row[2].as<std::string>(), row[3].as<int>(),
+                            row[4].as<std::string>(), row[5].as<std::string>(),
+                            row[6].as<std::size_t>(), row[7].as<double>()});
+    }
+    return out;
+}
+
+}  // namespace
+
 boost::asio::awaitable<SearchResult> DocumentRepo::Search(
     std::string org_id, std::optional<std::vector<std::string>> ids, std::string query, int limit) {
     SearchResult out;
     if (!IsUuid(org_id) || limit < 1) co_return out;
-    co_await db_.Run([&](pqxx::connection_base& c) {
-        pqxx::nontransaction n(c);
-        // Whether an index is pending is asked first: a revision indexed between the two
-        // statements is then searched, never reported as done yet missed.
-        const auto pending = ids ? n.exec_prepared(kPending, org_id, UuidArray(*ids))
-                                 : n.exec_prepared(kPending, org_id, nullptr);
-        out.indexing = pending[0][0].as<bool>();
-        const auto r = ids ? n.exec_prepared(kSearch, org_id, UuidArray(*ids), query, limit)
-                           : n.exec_prepared(kSearch, org_id, nullptr, query, limit);
-        for (const auto& row : r) {
-            out.strategy = row[0].as<std::string>();
-            out.hits.push_back({row[1].as<std::string>(), row[2].as<std::string>(),
-                                row[3].as<int>(), row[4].as<std::string>(),
-                                row[5].as<std::string>(), row[6].as<std::size_t>(),
-                                row[7].as<double>()});
-        }
-    });
+    co_await db_.Run(
+        [&](pqxx::connection_base& c) { out = SearchOn(c, org_id, ids, query, limit); });
     co_return out;
+}
+
+SearchResult DocumentRepo::SearchSync(const std::string& org_id,
+                                      const std::optional<std::vector<std::string>>& ids,
+                                      const std::string& query, int limit) {
+    SearchResult out;
+    if (!IsUuid(org_id) || limit < 1) return out;
+    db_.RunSync([&](pqxx::connection_base& c) { out = SearchOn(c, org_id, ids, query, limit); });
+    return out;
 }
 
 std::optional<DocumentToIndex> DocumentRepo::LoadForIndexSync(const std::string& id,

@@ -1,5 +1,6 @@
 #include "genhost/store/realtime_repo.hpp"
 
+#include "genhost/core/crypto.hpp"
 #include "genhost/core/ids.hpp"
 
 #include <pqxx/pqxx>
@@ -97,6 +98,15 @@ constexpr const char* kUsageSql =
     " WHERE org_id = $1 AND created_at >= to_timestamp($2::bigint / 1000000.0)"
     " AND created_at < to_timestamp($3::bigint / 1000000.0) GROUP BY day ORDER BY day";
 
+constexpr const char* kAvatar = "realtime_avatar";
+constexpr const char* kAvatarSql =
+    "SELECT a.name, a.personality, coalesce(a.start_script, ''),"
+    " coalesce(encode(a.portrait, 'base64'), ''),"
+    " CASE WHEN v.profile IS NOT NULL THEN (a.voice || jsonb_build_object('profile', v.profile))"
+    "   ELSE a.voice END::text, array_to_string(a.document_ids, ',')"
+    " FROM avatars a LEFT JOIN voices v ON a.voice->>'type' = 'custom' AND v.org_id = a.org_id"
+    "   AND v.id::text = a.voice->>'id' AND v.status = 'READY'"
+    " WHERE a.id = $1 AND a.org_id = $2";
 constexpr const char* kAdmit = "realtime_admit";
 constexpr const char* kAdmitSql = "SELECT genhost_admit_realtime_session($1, $2, $3)";
 constexpr const char* kReady = "realtime_ready";
@@ -212,6 +222,7 @@ void RealtimeRepo::Prepare(Database& db) {
     db.Prepare(kDelete, kDeleteSql);
     db.Prepare(kUsage, kUsageSql);
     db.Prepare(kAdmit, kAdmitSql);
+    db.Prepare(kAvatar, kAvatarSql);
     db.Prepare(kReady, kReadySql);
     db.Prepare(kRunning, kRunningSql);
     db.Prepare(kEnd, kEndSql);
@@ -389,6 +400,34 @@ std::optional<RealtimeSession> RealtimeRepo::LoadSync(const std::string& id) {
         pqxx::nontransaction n(c);
         const auto r = n.exec_prepared(kLoad, id);
         if (!r.empty()) out = ReadSession(r[0]);
+    });
+    return out;
+}
+
+std::optional<SessionAvatar> RealtimeRepo::AvatarSync(const std::string& org_id,
+                                                      const std::string& avatar_id) {
+    std::optional<SessionAvatar> out;
+    if (!IsUuid(org_id) || !IsUuid(avatar_id)) return out;
+    db_.RunSync([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        const auto r = n.exec_prepared(kAvatar, avatar_id, org_id);
+        if (r.empty()) return;
+        SessionAvatar a;
+        a.name = r[0][0].as<std::string>();
+        a.personality = r[0][1].as<std::string>();
+        a.start_script = r[0][2].as<std::string>();
+        std::string encoded = r[0][3].as<std::string>();
+        std::erase(encoded, '\n');  // encode(..., 'base64') breaks lines every 76 characters
+        a.portrait = Base64Decode(encoded).value_or("");
+        a.voice_json = r[0][4].as<std::string>();
+        const std::string ids = r[0][5].is_null() ? std::string() : r[0][5].as<std::string>();
+        std::size_t start = 0;
+        while (start < ids.size()) {
+            const std::size_t comma = std::min(ids.find(',', start), ids.size());
+            if (comma > start) a.document_ids.push_back(ids.substr(start, comma - start));
+            start = comma + 1;
+        }
+        out = std::move(a);
     });
     return out;
 }

@@ -12,7 +12,7 @@ namespace genhost::tasks {
 std::string ConversationFolder(std::string_view id) { return "conversation-" + std::string(id); }
 
 bool LiveSession::Attach(const std::string& identity, std::shared_ptr<Participant> p,
-                         std::string* why) {
+                         std::string* why, const std::string& welcome) {
     {
         std::lock_guard lock(mu_);
         if (closed_) {
@@ -23,6 +23,7 @@ bool LiveSession::Attach(const std::string& identity, std::shared_ptr<Participan
             if (why) *why = "a participant '" + identity + "' is already connected";
             return false;
         }
+        if (!welcome.empty()) p->Send(welcome, false);
         participants_.emplace(identity, std::move(p));
         events_.push_back({RoomEvent::Kind::kJoined, identity, {}});
     }

@@ -581,6 +581,8 @@ TEST_F(ContractAnswers, EveryAnswerMatchesItsOperationsSchema) {
     contract.Check("DELETE", "/v1/avatar_conversations/{id}",
                    c.Send("DELETE", "/v1/avatar_conversations/" + session_id, auth));
 
+    contract.Check("GET", "/_genhost/realtime/page", c.Send("GET", "/_genhost/realtime/page"));
+
     // Every operation was reached.
     for (const auto& op : contract.operations()) {
         EXPECT_TRUE(contract.answered().count(op)) << "no request reached " << op;

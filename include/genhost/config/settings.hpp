@@ -60,6 +60,11 @@ struct Settings {
     int realtime_sessions = 10;
     double realtime_ready_seconds = 120;
     double realtime_lease_seconds = 15;
+    // The conversation engine: builtin unless llm_url names an OpenAI-compatible endpoint
+    // (.../v1, to which /chat/completions is added), with its model and key.
+    std::string llm_url;
+    std::string llm_model = "default";
+    std::string llm_key;
     double task_retention_seconds =
         30 * 24 * 3600;  // finished tasks are deleted after it; 0: never
     // Asset fetching (docs/assets.md). Offline: URLs are accepted unfetched at request time and

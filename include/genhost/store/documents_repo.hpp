@@ -130,6 +130,10 @@ class DocumentRepo {
     boost::asio::awaitable<SearchResult> Search(std::string org_id,
                                                 std::optional<std::vector<std::string>> ids,
                                                 std::string query, int limit);
+    // SearchSync is Search for a worker thread (a realtime session's runtime).
+    SearchResult SearchSync(const std::string& org_id,
+                            const std::optional<std::vector<std::string>>& ids,
+                            const std::string& query, int limit);
 
     // LoadForIndexSync returns revision `revision` of document `id`, or nullopt when the document
     // is gone or at another revision.

@@ -124,6 +124,17 @@ struct UsageSummary {
     int measured = 0;  // sessions with a measured duration
 };
 
+// SessionAvatar is what a session's runtime needs of its custom avatar.
+struct SessionAvatar {
+    std::string name;
+    std::string personality;
+    std::string start_script;
+    std::string portrait;    // the processed picture (JPEG bytes)
+    std::string voice_json;  // {type, presetId} or {type: custom, id, profile?}: a custom voice's
+                             // profile is added while the voice exists and is READY
+    std::vector<std::string> document_ids;
+};
+
 enum class ConsumeOutcome { kConsumed, kUnknown, kNotReady, kAlreadyConsumed, kEnded };
 enum class DeleteOutcome { kDeleted, kNotFound, kActive };
 
@@ -159,6 +170,9 @@ class RealtimeRepo {
     // AdmitSync: genhost_admit_realtime_session's answer (admitted, queued, taken, ended, gone).
     std::string AdmitSync(const std::string& id, const std::string& owner, int limit);
     std::optional<RealtimeSession> LoadSync(const std::string& id);
+    // AvatarSync reads custom avatar `avatar_id` of `org_id` (nullopt once it is deleted).
+    std::optional<SessionAvatar> AvatarSync(const std::string& org_id,
+                                            const std::string& avatar_id);
     bool MarkReadySync(const std::string& id, const std::string& owner, const std::string& key,
                        double ready_seconds, const std::string& media_url);
     bool MarkRunningSync(const std::string& id, const std::string& owner);

@@ -68,7 +68,9 @@ class LiveSession {
     // The media plane's side. Attach admits `p` as `identity` (false, and `why`, when the
     // session is closed or the identity is present already) and posts kJoined; Detach removes
     // it (only if it is still `p`) and posts kLeft; Post queues what a participant sent.
-    bool Attach(const std::string& identity, std::shared_ptr<Participant> p, std::string* why);
+    // `welcome`, when not empty, is sent to `p` first, before anything the runtime sends it.
+    bool Attach(const std::string& identity, std::shared_ptr<Participant> p, std::string* why,
+                const std::string& welcome = {});
     void Detach(const std::string& identity, const Participant* p);
     void Post(RoomEvent e);
 
