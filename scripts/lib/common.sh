@@ -23,6 +23,10 @@ GENHOST_PACKAGES=(
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   GENHOST_PACKAGES+=(nodejs npm)
 fi
+# Packages only the tests need (scripts/test installs them, scripts/run does not): Debian's
+# chromium, the headless browser of the realtime web page's end-to-end test (ctest realtime_page,
+# tests/node/run_realtime_page.sh, driven by playwright-core from tests/node/package-lock.json).
+GENHOST_TEST_PACKAGES=(chromium)
 
 log() { printf '\033[1m[genhost]\033[0m %s\n' "$*" >&2; }
 

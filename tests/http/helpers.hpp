@@ -9,11 +9,13 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -40,6 +42,26 @@ class ServerSuite : public Base {
     static inline std::unique_ptr<TestDatabase> db_;
     static inline std::unique_ptr<ServerProcess> server_;
 };
+
+// RunCapture runs the shell command `cmd` and returns what it printed (stdout and, if the command
+// redirects it, stderr).
+inline std::string RunCapture(const std::string& cmd) {
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (pipe == nullptr) throw std::runtime_error("popen failed");
+    std::string out;
+    char buf[4096];
+    while (const std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+    pclose(pipe);
+    return out;
+}
+
+// LastJsonLine parses the last line of `out` that starts with '{' (a Node script's result);
+// null when it is not JSON.
+inline nlohmann::json LastJsonLine(const std::string& out) {
+    const auto start = out.rfind("\n{", out.size() > 1 ? out.size() - 2 : 0);
+    const std::string line = out.substr(start == std::string::npos ? 0 : start + 1);
+    return nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+}
 
 inline Headers AuthHeaders(const std::string& key = kTestKey) {
     return {{"Authorization", "Bearer " + key},

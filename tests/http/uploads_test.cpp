@@ -440,23 +440,22 @@ class NodeSdk : public UploadsBase {
     nlohmann::json RunNode(const std::string& png_path,
                            const std::string& script = "uploads_sdk.mjs") {
         const std::string dir = std::getenv("GENHOST_NODE_TEST_DIR");
+        std::string secret;
+        {
+            pqxx::connection conn(db_->dsn());
+            pqxx::nontransaction n(conn);
+            const auto r = n.exec("SELECT value FROM settings WHERE name = 'media_token_secret'");
+            if (!r.empty()) secret = r[0][0].as<std::string>();
+        }
         const std::string cmd =
             "cd '" + dir + "' && GENHOST_URL=http://127.0.0.1:" + std::to_string(server_->port()) +
-            " GENHOST_KEY=" + kTestKey + " GENHOST_PNG='" + png_path + "' node " + script + " 2>&1";
-        FILE* pipe = popen(cmd.c_str(), "r");
-        if (pipe == nullptr) throw std::runtime_error("popen failed");
-        std::string out;
-        char buf[4096];
-        while (const std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-        pclose(pipe);
-        const auto start = out.rfind("\n{", out.size() > 1 ? out.size() - 2 : 0);
-        const std::string line = out.substr(start == std::string::npos ? 0 : start + 1);
-        try {
-            return nlohmann::json::parse(line);
-        } catch (const std::exception&) {
-            ADD_FAILURE() << "node printed no JSON result:\n" << out;
-            return {};
-        }
+            " GENHOST_KEY=" + kTestKey + " GENHOST_PNG='" + png_path +
+            "' GENHOST_MEDIA_SECRET=" + secret + " node " + script + " 2>&1";
+        const std::string out = RunCapture(cmd);
+        const auto result = LastJsonLine(out);
+        if (!result.is_discarded()) return result;
+        ADD_FAILURE() << "node printed no JSON result:\n" << out;
+        return {};
     }
 };
 
@@ -631,6 +630,25 @@ TEST_F(NodeSdk, RealtimeSessionsConsumedCancelledAndRecorded) {
     EXPECT_EQ(r["badBody"]["body"]["issues"][0]["path"], nlohmann::json::array({"maxDuration"}));
     EXPECT_EQ(r["missing"]["is"], true);
     EXPECT_EQ(r["missing"]["status"], 404);
+}
+
+// genhost's media-plane tokens pass LiveKit's own TokenVerifier (tests/node/livekit_token.mjs).
+TEST_F(NodeSdk, MediaTokensPassLiveKitsTokenVerifier) {
+    const auto r = RunNode("", "livekit_token.mjs");
+    ASSERT_FALSE(r.contains("error")) << r.dump(2);
+    const std::string id = r["id"];
+    EXPECT_EQ(r["user"]["sub"], "user");
+    EXPECT_EQ(r["user"]["iss"], "genhost");
+    EXPECT_EQ(r["user"]["video"]["room"], id);
+    EXPECT_EQ(r["user"]["video"]["roomJoin"], true);
+    EXPECT_EQ(r["user"]["video"]["canPublish"], true);
+    EXPECT_EQ(r["backend"]["sub"], "backend");
+    EXPECT_EQ(r["backend"]["video"]["room"], id);
+    EXPECT_EQ(r["backend"]["video"]["canPublish"], false);
+    EXPECT_EQ(r["backend"]["video"]["canPublishData"], true);
+    EXPECT_GT(r["user"]["exp"].get<long long>(), r["user"]["nbf"].get<long long>());
+    EXPECT_EQ(r["wrongSecret"], "refused");
+    EXPECT_EQ(r["wrongIssuer"], "refused");
 }
 
 }  // namespace
