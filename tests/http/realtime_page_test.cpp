@@ -121,11 +121,12 @@ class RealtimePage : public ServerSuite<RealtimePage> {
             GTEST_SKIP() << "run by ctest realtime_page (tests/node/run_realtime_page.sh)";
         }
         if (server_ == nullptr) GTEST_SKIP() << "no PostgreSQL configured";
+        client_ = std::make_unique<HttpClient>("127.0.0.1", server_->port());
     }
 
     HttpResponse Send(const std::string& method, const std::string& path,
                       const nlohmann::json& body = nullptr) {
-        return client_.Send(method, path, AuthHeaders(), body.is_null() ? "" : body.dump());
+        return client_->Send(method, path, AuthHeaders(), body.is_null() ? "" : body.dump());
     }
 
     // Poll GETs `path` every 100 ms until `done` holds for its JSON body or `timeout` passes;
@@ -162,12 +163,12 @@ class RealtimePage : public ServerSuite<RealtimePage> {
         return result.is_discarded() ? nlohmann::json() : result;
     }
 
-    HttpClient client_ = Client();
+    std::unique_ptr<HttpClient> client_;  // made once the suite's server runs
 };
 
 TEST_F(RealtimePage, ASpokenQuestionIsAnsweredFromKnowledgeAndAToolFiresInTheBrowser) {
     // The page is one self-contained file: no scripts, styles or pictures from elsewhere.
-    const auto html = client_.Send("GET", "/_genhost/realtime/page");
+    const auto html = client_->Send("GET", "/_genhost/realtime/page");
     ASSERT_EQ(html.status, 200);
     EXPECT_THAT(html.Header("content-type"), HasSubstr("text/html"));
     for (const char* outside : {"<script src", "<link rel=\"stylesheet\"", "src=\"http",
@@ -342,7 +343,7 @@ TEST_F(RealtimePage, ASpokenQuestionIsAnsweredFromKnowledgeAndAToolFiresInTheBro
         << "no recording 30 s after the session ended: " << conversation.dump(2)
         << "\nserver log:\n"
         << server_->Log();
-    const auto file = client_.Send("GET", PathOf(conversation["recordingUrl"].get<std::string>()));
+    const auto file = client_->Send("GET", PathOf(conversation["recordingUrl"].get<std::string>()));
     ASSERT_EQ(file.status, 200) << file.body.substr(0, 500);
     const fs::path mp4 = fs::path(server_->data_dir()) / "recording.mp4";
     std::ofstream(mp4, std::ios::binary) << file.body;
