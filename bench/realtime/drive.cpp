@@ -12,7 +12,7 @@
 // time joined.
 //
 // Usage: genhost_realtime_drive --port P --key KEY [--sessions N] [--turns T]
-//          [--mode spoken|typed] [--question TEXT]
+//          [--mode spoken|typed] [--question TEXT] [--jitter SECONDS]
 // Prints one JSON object.
 #include "genhost/media/audio.hpp"
 
@@ -31,6 +31,7 @@
 #include <iostream>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -51,6 +52,7 @@ struct Options {
     int turns = 5;
     std::string mode = "spoken";
     std::string question = "when does the restaurant open";
+    double jitter = 0;  // seconds: each turn waits a random 0..jitter first (users out of step)
 };
 
 json Request(unsigned short port, const std::string& key, http::verb verb,
@@ -143,7 +145,12 @@ class Session {
         // The reader runs on its own thread; the turns wait on what it saw.
         std::thread reader([this, &r] { Read(r); });
         WaitQuiet(Clock::now(), 20.0);  // the greeting
+        std::mt19937 random(static_cast<unsigned>(std::hash<std::string>()(id)));
         for (int turn = 0; turn < o_.turns; ++turn) {
+            if (o_.jitter > 0) {
+                std::uniform_real_distribution<double> pause(0, o_.jitter);
+                std::this_thread::sleep_for(std::chrono::milliseconds(int(pause(random) * 1000)));
+            }
             Clock::time_point end;
             if (o_.mode == "typed") {
                 end = Clock::now();
@@ -278,6 +285,7 @@ int main(int argc, char** argv) {
         if (a == "--turns") o.turns = std::stoi(v);
         if (a == "--mode") o.mode = v;
         if (a == "--question") o.question = v;
+        if (a == "--jitter") o.jitter = std::stod(v);
     }
     if (o.port == 0 || o.key.empty()) {
         std::cerr << "usage: genhost_realtime_drive --port P --key KEY [--sessions N] [--turns T]"
@@ -314,6 +322,7 @@ int main(int argc, char** argv) {
     const json out = {
         {"sessions", o.sessions},
         {"mode", o.mode},
+        {"jitter_seconds", o.jitter},
         {"turns", latencies.size()},
         {"failed", failed},
         {"errors", errors},

@@ -8,13 +8,16 @@
 # 2. Sessions at once: SESSIONS_LIST (1 5 10) sessions with real-time audio and video: reply
 #    latency, audio stalls, frames per second, and genhost's CPU per session (utime + stime of
 #    the process over the pass, from /proc). Goal: 10 at once.
-#   TURNS (6)  SESSIONS_LIST ("1 5 10")
+#    Users speak in lockstep (the worst case: every session's utterance is recognised at once),
+#    then out of step (each turn after a random pause of up to JITTER seconds).
+#   TURNS (6)  SESSIONS_LIST ("1 5 10")  JITTER (3)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../scripts/lib/common.sh"
 cd "$GENHOST_ROOT"
 TURNS=${TURNS:-6}
 SESSIONS_LIST=${SESSIONS_LIST:-"1 5 10"}
+JITTER=${JITTER:-3}
 bench_build_release genhost_realtime_drive
 
 bench_workspace genhost-realtime-bench
@@ -29,11 +32,13 @@ echo "== reply latency, 1 session (spoken, then typed)"
 "$drive" --port 18394 --key "$key" --sessions 1 --turns "$TURNS" --mode spoken
 "$drive" --port 18394 --key "$key" --sessions 1 --turns "$TURNS" --mode typed
 
-for n in $SESSIONS_LIST; do
-  echo "== $n sessions at once (spoken)"
+pass() {  # N JITTER
+  local n=$1 jitter=$2 before after start end out
+  echo "== $n sessions at once (spoken, jitter $jitter s)"
   before=$(cpu)
   start=$(date +%s.%N)
-  out=$("$drive" --port 18394 --key "$key" --sessions "$n" --turns "$TURNS" --mode spoken || true)
+  out=$("$drive" --port 18394 --key "$key" --sessions "$n" --turns "$TURNS" --mode spoken \
+    --jitter "$jitter" || true)
   end=$(date +%s.%N)
   after=$(cpu)
   echo "$out"
@@ -41,4 +46,8 @@ for n in $SESSIONS_LIST; do
     cpu = (a - b) / t; wall = e - s;
     printf "genhost CPU: %.1f s over %.1f s wall = %.2f cores; %.3f cores per session\n",
       cpu, wall, cpu / wall, cpu / wall / n }'
+}
+for n in $SESSIONS_LIST; do
+  pass "$n" 0
+  [ "$n" -gt 1 ] && pass "$n" "$JITTER"
 done
