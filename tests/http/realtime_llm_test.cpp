@@ -31,10 +31,18 @@ class FakeChat {
         thread_ = std::thread([this] { Serve(); });
     }
     ~FakeChat() {
+        // A blocking accept is not interrupted by closing the acceptor from another thread:
+        // a connection of our own wakes it, and the loop sees stop_.
         stop_ = true;
+        {
+            asio::io_context io;
+            asio::ip::tcp::socket wake(io);
+            beast::error_code ec;
+            wake.connect(acceptor_.local_endpoint(), ec);
+        }
+        thread_.join();
         beast::error_code ec;
         acceptor_.close(ec);
-        thread_.join();
     }
     unsigned short port() const { return acceptor_.local_endpoint().port(); }
     std::vector<std::pair<std::string, nlohmann::json>> requests() {  // (authorization, body)
@@ -53,7 +61,7 @@ class FakeChat {
             asio::ip::tcp::socket socket(io_);
             beast::error_code ec;
             acceptor_.accept(socket, ec);
-            if (ec) return;
+            if (ec || stop_) return;
             beast::flat_buffer buffer;
             beast::http::request<beast::http::string_body> req;
             beast::http::read(socket, buffer, req, ec);
