@@ -306,22 +306,4 @@ JobResult RealtimeRunner::RunSync(const store::JobClaim& job, const std::atomic<
     return JobResult::Done();
 }
 
-SessionTurns LifecycleOnlyTurns() {
-    return [](const store::RealtimeSession&, LiveSession& live,
-              const std::atomic<bool>& stop) -> std::optional<SessionEnd> {
-        while (!stop) {
-            const auto e = live.Next(std::chrono::milliseconds(100));
-            if (!e) continue;
-            if (e->kind == RoomEvent::Kind::kLeft && e->identity == "user") return std::nullopt;
-            if (e->kind == RoomEvent::Kind::kText) {
-                const auto message = nlohmann::json::parse(e->data, nullptr, false);
-                if (message.is_object() && message.value("type", "") == "END_CALL") {
-                    return std::nullopt;
-                }
-            }
-        }
-        return std::nullopt;
-    };
-}
-
 }  // namespace genhost::tasks

@@ -2,7 +2,7 @@
 //
 // Provides JobEngine: the one engine that runs background jobs of every kind on every node
 // (store::JobRepo, migrations/0007_jobs.sql; docs/architecture.md "Background jobs"). Avatars are
-// processed on it; voices, document indexing and later realtime sessions and workflows register
+// processed on it; voices, document indexing and realtime sessions (their own engine) register
 // their kinds the same way.
 //
 // - Runner threads claim due jobs of the registered kinds (FOR UPDATE SKIP LOCKED, under a lease)

@@ -148,8 +148,4 @@ class RealtimeRunner {
     SessionTurns turns_;
 };
 
-// DefaultTurns runs a session until END_CALL or every user left, answering nothing: the
-// lifecycle without a conversation engine (tests of the control plane).
-SessionTurns LifecycleOnlyTurns();
-
 }  // namespace genhost::tasks
