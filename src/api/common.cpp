@@ -169,6 +169,12 @@ std::optional<std::int64_t> WholeCredits(double credits) {
 }
 }  // namespace
 
+http::Response FinalConflict(const App& app, std::string message) {
+    http::Response r = http::Response::Error(ApiError::Conflict(std::move(message)), app.doc_url);
+    r.SetHeader("x-should-retry", "false");
+    return r;
+}
+
 nlohmann::json CreditsJson(double credits) {
     if (const auto whole = WholeCredits(credits)) return *whole;
     return credits;

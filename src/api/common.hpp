@@ -92,6 +92,9 @@ void OptionalField(const nlohmann::json& j, const char* name, std::optional<V>& 
     if (const auto it = j.find(name); it != j.end() && !it->is_null()) out = it->template get<V>();
 }
 
+// FinalConflict is a 409 that retrying cannot fix: `x-should-retry: false` (LIMITS_AND_PRICES.md).
+http::Response FinalConflict(const App& app, std::string message);
+
 // CreditsJson renders a credit amount: an integer when whole, else a number.
 nlohmann::json CreditsJson(double credits);
 // AppendCreditsJson appends CreditsJson(credits) as JSON text to `out` (a whole amount without

@@ -176,12 +176,9 @@ asio::awaitable<http::Response> DeleteConversation(App& app, http::Request& req,
     const auto outcome = co_await app.realtime.repo->DeleteConversation(who.org_id, id, recording);
     if (outcome == store::DeleteOutcome::kNotFound) co_return NotFound(app);
     if (outcome == store::DeleteOutcome::kActive) {
-        http::Response r = http::Response::Error(
-            ApiError::Conflict("The conversation's session is still active: cancel it first "
-                               "(DELETE /v1/realtime_sessions/{id})"),
-            app.doc_url);
-        r.SetHeader("x-should-retry", "false");
-        co_return r;
+        co_return FinalConflict(app,
+                                "The conversation's session is still active: cancel it first "
+                                "(DELETE /v1/realtime_sessions/{id})");
     }
     co_await RemoveStored(app, tasks::ConversationFolder(id), kWholeFolder);
     co_return http::Response::NoContent();

@@ -190,12 +190,6 @@ asio::awaitable<http::Response> PreflightConsume(App&, http::Request&) {
     co_return WithCors(std::move(r));
 }
 
-http::Response Conflict(const App& app, std::string message) {
-    http::Response r = http::Response::Error(ApiError::Conflict(std::move(message)), app.doc_url);
-    r.SetHeader("x-should-retry", "false");
-    return r;
-}
-
 asio::awaitable<http::Response> ConsumeSession(App& app, http::Request& req) {
     const std::string id = LowerUuid(req.params["id"]);
     std::size_t authorizations = 0;
@@ -220,18 +214,18 @@ asio::awaitable<http::Response> ConsumeSession(App& app, http::Request& req) {
             co_return WithCors(http::Response::Error(
                 ApiError::Unauthorized("Invalid session key for this session"), app.doc_url));
         case store::ConsumeOutcome::kAlreadyConsumed:
-            co_return WithCors(Conflict(app, "The session key was already consumed"));
+            co_return WithCors(FinalConflict(app, "The session key was already consumed"));
         case store::ConsumeOutcome::kEnded:
-            co_return WithCors(
-                Conflict(app, "The session can no longer be joined: it is " +
-                                  std::string(store::SessionStatusName(consumed.session->status)) +
-                                  (consumed.session->status == store::SessionStatus::kReady
-                                       ? " but its key expired"
-                                       : "")));
+            co_return WithCors(FinalConflict(
+                app, "The session can no longer be joined: it is " +
+                         std::string(store::SessionStatusName(consumed.session->status)) +
+                         (consumed.session->status == store::SessionStatus::kReady
+                              ? " but its key expired"
+                              : "")));
         case store::ConsumeOutcome::kNotReady:
             break;
     }
-    co_return WithCors(Conflict(app, "The session is not READY"));
+    co_return WithCors(FinalConflict(app, "The session is not READY"));
 }
 
 asio::awaitable<http::Response> ConnectBackend(App& app, http::Request& req,
@@ -240,14 +234,14 @@ asio::awaitable<http::Response> ConnectBackend(App& app, http::Request& req,
     const auto s = co_await app.realtime.repo->Get(who.org_id, id);
     if (!s) co_return NotFound(app);
     if (s->status != store::SessionStatus::kReady && s->status != store::SessionStatus::kRunning) {
-        co_return Conflict(app, "The session is " +
-                                    std::string(store::SessionStatusName(s->status)) +
-                                    ": a backend handler connects while it is READY or RUNNING");
+        co_return FinalConflict(
+            app, "The session is " + std::string(store::SessionStatusName(s->status)) +
+                     ": a backend handler connects while it is READY or RUNNING");
     }
     if (s->backend_connected) {
-        co_return Conflict(app,
-                           "A backend handler is already connected to this session (one "
-                           "per session)");
+        co_return FinalConflict(app,
+                                "A backend handler is already connected to this session (one "
+                                "per session)");
     }
     co_return http::Response::Json(200, Credentials(app, *s, "backend", false));
 }
