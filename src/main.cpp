@@ -1,8 +1,10 @@
 // genhost: the server binary. main only wires the modules together and runs a subcommand:
 //   serve | migrate | keys create --org NAME [--tier N] | keys disable KEY_ID | keys list
 //   tasks cancel TASK_ID | orgs suspend NAME | orgs resume NAME
+//   workflows publish FILE.json --org NAME
 #include "genhost/api/app.hpp"
 #include "genhost/api/upload_source.hpp"
+#include "genhost/api/workflows.hpp"
 #include "genhost/assets/resolver.hpp"
 #include "genhost/auth/auth.hpp"
 #include "genhost/catalog/catalog.hpp"
@@ -21,6 +23,7 @@
 #include "genhost/providers/http_provider.hpp"
 #include "genhost/providers/provider_config.hpp"
 #include "genhost/store/avatars_repo.hpp"
+#include "genhost/store/credits_repo.hpp"
 #include "genhost/store/jobs_repo.hpp"
 #include "genhost/store/listener.hpp"
 #include "genhost/store/migrations.hpp"
@@ -28,6 +31,7 @@
 #include "genhost/store/settings_repo.hpp"
 #include "genhost/store/tasks_repo.hpp"
 #include "genhost/store/uploads_repo.hpp"
+#include "genhost/store/workflows_repo.hpp"
 #include "genhost/tasks/avatar_processor.hpp"
 #include "genhost/tasks/document_indexer.hpp"
 #include "genhost/tasks/job_engine.hpp"
@@ -40,12 +44,14 @@
 #include "genhost/tasks/upload_sweeper.hpp"
 #include "genhost/tasks/voice_processor.hpp"
 #include "genhost/tasks/worker_pool.hpp"
+#include "genhost/tasks/workflow_runner.hpp"
 #include "genhost/validate/schema_set.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <sys/resource.h>
 #include <unistd.h>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -67,7 +73,13 @@ constexpr const char* kUsage =
     "  keys disable KEY_ID                disable a key\n"
     "  keys list                          list keys\n"
     "  tasks cancel TASK_ID               cancel a task (it shows CANCELLED)\n"
-    "  orgs suspend NAME | orgs resume NAME\n";
+    "  orgs suspend NAME | orgs resume NAME\n"
+    "  credits grant --org NAME --amount N [--note TEXT]\n"
+    "                                     add N credits (negative: take back) to an organization\n"
+    "  credits show [--org NAME]          balances, 30-day spend and ledger totals\n"
+    "  workflows publish FILE.json --org NAME\n"
+    "                                     publish a workflow ({name, description?, graph});\n"
+    "                                     prints the version id (docs/workflows.md)\n";
 
 std::string ReadFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -210,7 +222,8 @@ int Serve(const Settings& settings) {
     genhost::store::OrgRepo orgs(db);
     genhost::store::TaskRepo tasks(db, s.io_threads);
 
-    const auto org = orgs.EnsureOrganizationSync(s.default_org, s.default_tier, false);
+    const auto org =
+        orgs.EnsureOrganizationSync(s.default_org, s.default_tier, false, s.default_credits);
     if (!s.api_key.empty()) {
         if (!genhost::auth::IsWellFormedKey(s.api_key)) {
             std::cerr << "genhost: GENHOST_API_KEY must be key_ followed by 128 lowercase hex "
@@ -303,7 +316,9 @@ int Serve(const Settings& settings) {
         std::chrono::milliseconds(static_cast<long>(s.scratch_sweep_interval_seconds * 1000)),
         [&scratch] { scratch.Sweep(); });
     wopts.scratch_root = scratch.Path().string();
-    wopts.inputs = &inputs;
+    // Tasks of workflow nodes may name an upstream task's output (docs/workflows.md).
+    const genhost::tasks::OutputReferences task_inputs(inputs, output_store);
+    wopts.inputs = &task_inputs;
     wopts.nice = s.worker_nice;
     // Moderation before any provider runs (docs/moderation.md).
     const auto moderation = genhost::tasks::Moderator::Load(
@@ -399,6 +414,18 @@ int Serve(const Settings& settings) {
     realtime_engine_opts.max_attempts = 3;
     genhost::tasks::JobEngine realtime_engine(
         realtime_engine_opts, jobs, {{genhost::tasks::kRealtimeJobKind, realtime_runner.Kind()}});
+    // Workflow invocations (docs/workflows.md): their own engine, whose steps are short and
+    // frequent (a step every half second while tasks run), with the task lease, so an invocation
+    // whose node died mid-step goes on elsewhere as soon as a task would.
+    genhost::store::WorkflowRepo workflows(db);
+    genhost::tasks::WorkflowRunner workflow_runner(workflows, tasks, *catalog);
+    genhost::tasks::JobEngineOptions workflow_engine_opts;
+    workflow_engine_opts.owner = wopts.owner;
+    workflow_engine_opts.runners = 2;
+    workflow_engine_opts.lease_seconds = s.lease_seconds;
+    workflow_engine_opts.poll = std::chrono::milliseconds(250);
+    genhost::tasks::JobEngine workflow_engine(
+        workflow_engine_opts, jobs, {{genhost::tasks::kWorkflowJobKind, workflow_runner.Kind()}});
     const std::string room_secret = genhost::store::SettingsRepo(db).GetOrCreateSync(
         "media_token_secret", [] { return genhost::HexEncode(genhost::RandomBytes(32)); });
 
@@ -410,6 +437,7 @@ int Serve(const Settings& settings) {
          [&] {
              job_engine.Kick();
              realtime_engine.Kick();
+             workflow_engine.Kick();
          },
          [&] { router_cache.Clear(); }});
     listener.Start();
@@ -418,6 +446,7 @@ int Serve(const Settings& settings) {
     retention_sweeper.Start();
     scratch_sweeper.Start();
     job_engine.Start();
+    workflow_engine.Start();
 
     boost::asio::thread_pool blocking(2);
     const std::string doc_url = s.doc_url.empty() ? PublicUrl(s) + "/docs/errors" : s.doc_url;
@@ -445,6 +474,8 @@ int Serve(const Settings& settings) {
     app.documents.repo = &documents;
     app.documents.kick = [&job_engine] { job_engine.Kick(); };
     app.voices.repo = &voices;
+    genhost::store::CreditRepo credits(db);
+    app.credits.repo = &credits;
     genhost::store::RouterRepo routers(db);
     app.routers.repo = &routers;
     const genhost::routing::Engine routing_engine(catalog, schemas);
@@ -460,6 +491,8 @@ int Serve(const Settings& settings) {
     app.realtime.token_secret = room_secret;
     app.realtime.kick = [&realtime_engine] { realtime_engine.Kick(); };
     app.realtime.live = &live_sessions;
+    app.workflows.repo = &workflows;
+    app.workflows.kick = [&workflow_engine] { workflow_engine.Kick(); };
     app.extra_gauges = [&] {
         std::vector<genhost::http::Sample> gauges{
             {"genhost_workers_running",
@@ -523,6 +556,7 @@ int Serve(const Settings& settings) {
     retention_sweeper.Stop();
     scratch_sweeper.Stop();
     job_engine.Stop(drain);
+    workflow_engine.Stop(drain);
     realtime_engine.Stop(std::chrono::milliseconds(0));  // live sessions end; see docs/realtime.md
     listener.Stop();
     router_log.Stop();  // writes the decisions still queued
@@ -559,7 +593,8 @@ int Keys(const Settings& s, const std::vector<std::string>& args) {
                 return 2;
             }
         }
-        const auto org = orgs.EnsureOrganizationSync(*org_name, tier, tier_arg.has_value());
+        const auto org =
+            orgs.EnsureOrganizationSync(*org_name, tier, tier_arg.has_value(), s.default_credits);
         const std::string key = genhost::auth::GenerateKey();
         const std::string id = orgs.AddKeySync(org.id, genhost::auth::HashKey(key), false);
         std::cout << "key_id: " << id << "\norganization: " << org.name << " (tier " << org.tier
@@ -604,6 +639,103 @@ int Tasks(const Settings& s, const std::vector<std::string>& args) {
     }
     std::cout << (r.kind == Kind::kCancelled ? "cancelled " : "already finished ") << args[2]
               << "\n";
+    return 0;
+}
+
+int Credits(const Settings& s, const std::vector<std::string>& args) {
+    if (int rc = RequireDatabase(s)) return rc;
+    const std::string verb = args.size() > 1 ? args[1] : "";
+    if (verb != "grant" && verb != "show") {
+        std::cerr << kUsage;
+        return 2;
+    }
+    genhost::store::Migrate(s.database_url);
+    genhost::store::Database db(s.database_url, 1);
+    db.Start();
+    genhost::store::CreditRepo credits(db);
+    const auto org_name = Arg(args, "org");
+    if (verb == "grant") {
+        const auto amount_arg = Arg(args, "amount");
+        if (!org_name || org_name->empty() || !amount_arg) {
+            std::cerr << "genhost credits grant: --org NAME and --amount N are required\n";
+            return 2;
+        }
+        std::int64_t amount = 0;
+        const auto [end, ec] =
+            std::from_chars(amount_arg->data(), amount_arg->data() + amount_arg->size(), amount);
+        if (ec != std::errc() || end != amount_arg->data() + amount_arg->size() || amount == 0) {
+            std::cerr << "genhost credits grant: --amount must be a non-zero integer\n";
+            return 2;
+        }
+        const std::string note = Arg(args, "note").value_or("granted by an operator");
+        try {
+            const auto balance = credits.GrantSync(*org_name, amount, note);
+            if (!balance) {
+                std::cerr << "genhost credits grant: no organization " << *org_name << "\n";
+                return 1;
+            }
+            std::cout << "organization: " << *org_name << "\ngranted: " << amount
+                      << "\nbalance: " << *balance << "\n";
+        } catch (const std::invalid_argument& e) {
+            std::cerr << "genhost credits grant: " << e.what() << "\n";
+            return 1;
+        }
+        return 0;
+    }
+    const auto accounts = credits.AccountsSync(org_name.value_or(""));
+    if (org_name && accounts.empty()) {
+        std::cerr << "genhost credits show: no organization " << *org_name << "\n";
+        return 1;
+    }
+    std::cout << "organization  tier  balance  spent_30_days  granted  charged  refunded\n";
+    for (const auto& a : accounts) {
+        std::cout << a.org_name << "  " << a.tier << "  " << a.balance << "  " << a.spent_30_days
+                  << "  " << a.granted << "  " << a.charged << "  " << a.refunded
+                  << (a.metered ? "" : "  (unmetered)") << "\n";
+    }
+    return 0;
+}
+
+// Workflows publishes a workflow file ({name, description?, graph}) for an organization, with the
+// same checks as POST /_genhost/workflows (genhost/api/workflows.hpp), and prints the version.
+int Workflows(const Settings& s, const std::vector<std::string>& args) {
+    if (int rc = RequireDatabase(s)) return rc;
+    const auto org_name = Arg(args, "org");
+    if (args.size() < 3 || args[1] != "publish" || !org_name || org_name->empty()) {
+        std::cerr << kUsage;
+        return 2;
+    }
+    nlohmann::json body;
+    try {
+        body = nlohmann::json::parse(ReadFile(args[2]));
+    } catch (const std::exception& e) {
+        std::cerr << "genhost workflows publish: " << args[2] << ": " << e.what() << "\n";
+        return 1;
+    }
+    const auto schemas = genhost::api::LoadEmbeddedSchemas();
+    const auto catalog = LoadCatalog(s);
+    genhost::store::Migrate(s.database_url);
+    genhost::store::Database db(s.database_url, 1);
+    db.Start();
+    genhost::store::OrgRepo orgs(db);
+    const auto org = orgs.FindOrganizationSync(*org_name);
+    if (!org) {
+        std::cerr << "genhost workflows publish: no organization " << *org_name << "\n";
+        return 1;
+    }
+    auto version = genhost::api::WorkflowPublication(*schemas, *catalog, org->id, body);
+    if (!version) {
+        std::cerr << "genhost workflows publish: " << version.error().message << "\n";
+        for (const auto& issue : version.error().issues) {
+            nlohmann::json path = issue.path;
+            std::cerr << "  " << path.dump() << ": " << issue.message << "\n";
+        }
+        return 1;
+    }
+    genhost::store::WorkflowRepo workflows(db);
+    const auto published = workflows.PublishSync(*version);
+    std::cout << "version_id: " << published.id << "\nworkflow: " << published.name << " (version "
+              << published.version << ")\n";
     return 0;
 }
 
@@ -659,6 +791,8 @@ int main(int argc, char** argv) {
         if (command == "keys") return Keys(s, args);
         if (command == "tasks") return Tasks(s, args);
         if (command == "orgs") return Orgs(s, args);
+        if (command == "credits") return Credits(s, args);
+        if (command == "workflows") return Workflows(s, args);
     } catch (const std::exception& e) {
         spdlog::critical("genhost {}: {}", command, e.what());
         spdlog::default_logger()->flush();

@@ -144,24 +144,25 @@ bench_pgbench_tps() {
 }
 
 # bench_open_tier: writes $work/tiers.json, a tier 1 of 20 concurrent generations and no practical
-# daily limit, for benchmarks that create tasks by the hundred thousand.
+# daily limit nor spend cap, for benchmarks that create tasks by the hundred thousand.
 bench_open_tier() {
   cat > "$work/tiers.json" <<JSON
 {"tiers": [{"tier": 1, "max_concurrent_generations": 20, "max_daily_generations": 100000000,
-            "max_monthly_spend_usd": 100000}]}
+            "max_monthly_spend_usd": 100000000}]}
 JSON
 }
 
 # bench_start_genhost PORT [NAME=VALUE...]: starts `$BIN serve` on 127.0.0.1:PORT against the
 # workspace's PostgreSQL (bench_workspace) with a new API key in $key, log level warn, its data in
-# $work/data and the given extra environment; sets $server_pid and waits until it answers.
+# $work/data, organizations opening with a trillion credits, and the given extra environment;
+# sets $server_pid and waits until it answers.
 bench_start_genhost() {
   local port=$1
   shift
   key="key_$(head -c 64 /dev/urandom | od -An -tx1 | tr -d ' \n')"
   env DATABASE_URL="host=$work/pg/run dbname=postgres user=postgres" GENHOST_API_KEY="$key" \
     GENHOST_LISTEN="127.0.0.1:$port" GENHOST_DATA_DIR="$work/data" GENHOST_LOG_LEVEL=warn \
-    "$@" "$BIN" serve >"$work/server.log" 2>&1 &
+    GENHOST_DEFAULT_CREDITS=1000000000000 "$@" "$BIN" serve >"$work/server.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && return 0; sleep 0.1; done
   echo "genhost did not start:"; cat "$work/server.log"; return 1

@@ -169,6 +169,26 @@ std::optional<std::int64_t> WholeCredits(double credits) {
 }
 }  // namespace
 
+ApiError CreditRefusal(store::CreateResult::Kind kind, std::int64_t credits) {
+    ApiError e;
+    e.code = ErrorCode::kInvalidRequest;
+    if (kind == store::CreateResult::Kind::kSpendLimited) {
+        e.message = "Your monthly credit spend limit has been reached.";
+        e.issues.push_back({"monthly_spend_limit",
+                            {},
+                            "This request needs " + std::to_string(credits) +
+                                " credits, which would take the organization past its tier's "
+                                "spend limit for the last 30 days"});
+    } else {
+        e.message = "You do not have enough credits to run this task.";
+        e.issues.push_back({"insufficient_credits",
+                            {},
+                            "This request needs " + std::to_string(credits) +
+                                " credits, more than the organization's balance"});
+    }
+    return e;
+}
+
 http::Response FinalConflict(const App& app, std::string message) {
     http::Response r = http::Response::Error(ApiError::Conflict(std::move(message)), app.doc_url);
     r.SetHeader("x-should-retry", "false");
@@ -198,7 +218,9 @@ TierLimits LimitsFor(const catalog::Catalog& catalog, int tier, const std::strin
     if (best == nullptr && !catalog.Tiers().empty()) best = &catalog.Tiers().front();
     if (best == nullptr) return {};
     const auto limits = best->LimitsFor(model);
-    return TierLimits{limits.max_concurrent_generations, limits.max_daily_generations};
+    // maxMonthlyCreditSpend is in USD in the tier table; 1 credit = USD 0.01.
+    return TierLimits{limits.max_concurrent_generations, limits.max_daily_generations,
+                      best->max_monthly_spend_usd * 100};
 }
 
 asio::awaitable<Result<store::VoiceRecord>> UsableVoice(App& app, const std::string& org_id,

@@ -92,6 +92,11 @@ void OptionalField(const nlohmann::json& j, const char* name, std::optional<V>& 
     if (const auto it = j.find(name); it != j.end() && !it->is_null()) out = it->template get<V>();
 }
 
+// CreditRefusal is the 400 for a request the credit ledger refused (docs/credits.md): not
+// enough credits, or past the tier's 30-day spend cap; one issue (path: the whole request) with
+// the credits the request needs.
+ApiError CreditRefusal(store::CreateResult::Kind kind, std::int64_t credits);
+
 // FinalConflict is a 409 that retrying cannot fix: `x-should-retry: false` (LIMITS_AND_PRICES.md).
 http::Response FinalConflict(const App& app, std::string message);
 

@@ -10,6 +10,16 @@ std::vector<std::string> CheckContract(const validate::SchemaSet& schemas,
                                        const catalog::Catalog& catalog) {
     std::vector<std::string> problems;
     for (const auto& endpoint : schemas.Endpoints()) {
+        if (endpoint.kind == "recipe") {
+            // A recipe's model is the last segment of its path (/v1/recipes/product_ad).
+            const std::string model = endpoint.path.substr(endpoint.path.rfind('/') + 1);
+            const auto* info = catalog.FindModel(model);
+            if (info == nullptr || !info->ServesEndpoint(endpoint.name)) {
+                problems.push_back("recipe " + endpoint.name + " has no catalog model " + model +
+                                   " serving it");
+            }
+            continue;
+        }
         if (endpoint.kind != "generation") continue;
         if (endpoint.models.empty()) {
             problems.push_back("endpoint " + endpoint.name + " has no `model` discriminator");

@@ -10,6 +10,22 @@ namespace genhost::api {
 
 namespace asio = boost::asio;
 
+namespace {
+
+// BillingModel is the usage model a task's credits are booked under when it is not the model
+// itself: avatar videos bill as gwm1_avatar_async_text_to_video or _audio_to_video (CLIENTS.md
+// 3.3). Empty: the model.
+std::string BillingModel(const std::string& endpoint, const std::string& stored_input) {
+    if (endpoint != "avatar_videos") return {};
+    const auto input = nlohmann::json::parse(stored_input);
+    const auto speech = input.find("speech");
+    const bool text =
+        speech != input.end() && speech->is_object() && speech->value("type", "") == "text";
+    return text ? "gwm1_avatar_async_text_to_video" : "gwm1_avatar_async_audio_to_video";
+}
+
+}  // namespace
+
 asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& endpoint,
                                                  http::Request& req, const auth::Principal& who) {
     auto checked = co_await CheckedBody(app, std::move(req.body), endpoint, /*defaults=*/true);
@@ -134,8 +150,14 @@ asio::awaitable<Result<CreatedTask>> CreateTask(App& app, const std::string& end
     task.estimated_credits = credits;
     task.max_concurrent = limits.max_concurrent;
     task.max_daily = limits.max_daily;
+    task.max_spend_credits = limits.max_spend_credits;
+    task.billing_model = BillingModel(endpoint, task.input_json);
     const auto created = co_await app.tasks.Create(std::move(task));
-    discard.created = created.kind != store::CreateResult::Kind::kRateLimited;
+    discard.created = created.kind == store::CreateResult::Kind::kCreated;
+    if (created.kind == store::CreateResult::Kind::kInsufficientCredits ||
+        created.kind == store::CreateResult::Kind::kSpendLimited) {
+        co_return CreditRefusal(created.kind, store::ReservedCredits(credits));
+    }
     if (created.kind == store::CreateResult::Kind::kRateLimited) {
         ApiError e;
         e.code = ErrorCode::kRateLimited;

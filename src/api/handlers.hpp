@@ -56,10 +56,13 @@ void RegisterRouterRoutes(Bindings& b);        // routers.cpp
 void RegisterGenerateRoutes(Bindings& b);      // generate.cpp (routed generation)
 void RegisterRealtimeRoutes(Bindings& b);      // realtime_sessions.cpp
 void RegisterConversationRoutes(Bindings& b);  // conversations.cpp (and avatar usage)
+void RegisterOrganizationRoutes(Bindings& b);  // organization.cpp (credits and usage)
 void RegisterUploadRoutes(Bindings& b);        // uploads.cpp
 void RegisterOutputRoutes(Bindings& b);        // outputs.cpp
 void RegisterHealthRoutes(Bindings& b);        // health.cpp (and /docs/errors)
 void RegisterOpenApiRoutes(Bindings& b);       // openapi.cpp
+void RegisterRecipeRoutes(Bindings& b);        // recipes.cpp
+void RegisterWorkflowRoutes(Bindings& b);      // workflows.cpp (and the publish extra)
 
 // AddMediaPlane adds the realtime media plane's WebSocket route (media_plane.cpp): it is no
 // operation of the table (OpenAPI has no WebSockets); docs/realtime.md specifies it.

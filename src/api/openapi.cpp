@@ -759,7 +759,41 @@ std::vector<RequestShape> RequestShapes(const validate::SchemaSet& schemas,
     const Library lib(schemas, documents);
     std::vector<RequestShape> shapes;
     for (const std::size_t d : lib.endpoints()) {
-        const std::string& endpoint = lib.docs()[d].endpoint->name;
+        const validate::EndpointInfo& info = *lib.docs()[d].endpoint;
+        const std::string& endpoint = info.name;
+        if (info.kind == "recipe") {
+            // One shape per recipe, its model the path's last segment; a union's fields are
+            // those of every branch, required when every branch requires them.
+            RequestShape shape;
+            shape.endpoint = endpoint;
+            shape.model = info.path.substr(info.path.rfind('/') + 1);
+            std::vector<Target> parts;
+            for (const auto& branch : UnionBranches(lib, Target{d, ""})) {
+                parts.push_back(branch.target);
+            }
+            if (parts.empty()) parts.push_back(Target{d, ""});
+            std::map<std::string, std::size_t> required;
+            for (const Target& part : parts) {
+                const OJson& node = lib.At(lib.Deref(part));
+                if (node.contains("properties")) {
+                    for (const auto& [name, _] : node["properties"].items()) {
+                        if (std::find(shape.fields.begin(), shape.fields.end(), name) ==
+                            shape.fields.end()) {
+                            shape.fields.push_back(name);
+                        }
+                    }
+                }
+                if (node.contains("required")) {
+                    for (const auto& name : node["required"]) ++required[name.get<std::string>()];
+                }
+            }
+            for (const auto& name : shape.fields) {
+                if (required[name] == parts.size()) shape.required.push_back(name);
+            }
+            shapes.push_back(std::move(shape));
+            continue;
+        }
+        if (info.kind != "generation") continue;
         for (const auto& branch : UnionBranches(lib, Target{d, ""})) {
             RequestShape shape;
             shape.endpoint = endpoint;

@@ -62,6 +62,32 @@ OperationTable LoadOperations(const validate::SchemaSet& schemas, std::string_vi
         table.operations.push_back(std::move(op));
     };
     for (const auto& endpoint : schemas.Endpoints()) {
+        if (endpoint.kind == "recipe") {
+            // A recipe (docs/recipes.md): its own handler (src/api/recipes.cpp) under the
+            // operationId of its path's last segment (/v1/recipes/product_ad: productAd).
+            Operation op;
+            op.operation_id = OperationIdOf(endpoint.path.substr(endpoint.path.rfind('/') + 1));
+            op.method = endpoint.method;
+            op.path = endpoint.path;
+            op.auth = "apiKey";
+            op.tag = "Recipes";
+            op.summary = endpoint.summary;
+            op.description = endpoint.summary +
+                             " The task runs in the background: poll GET /v1/tasks/{id}. Its "
+                             "output holds the final media first, then each step's media, then "
+                             "steps.json, the manifest of the steps.";
+            op.request = endpoint.name;
+            op.responses = {
+                {"200",
+                 {{"description",
+                   "The task was created. `estimatedCost.credits` is the most it may charge."},
+                  {"schema", "GenerationResponse"}}},
+                {"400", "BadRequest"},
+                {"401", "Unauthorized"},
+                {"429", "RateLimited"}};
+            add(std::move(op));
+            continue;
+        }
         if (endpoint.kind != "generation") continue;
         Operation op;
         op.operation_id = OperationIdOf(endpoint.name);

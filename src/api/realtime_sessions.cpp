@@ -154,9 +154,24 @@ asio::awaitable<http::Response> CreateSession(App& app, http::Request& req,
         integration["type"] = "rtcroom";
         s.integration_json = integration.dump();
     }
+    // Billed by the minute: maxDuration is reserved, the time it ran charged when it ends.
+    const double reserve = app.catalog->EstimateCredits("realtime_sessions", input);
+    nlohmann::json minute = input;
+    minute["maxDuration"] = 60;
+    s.reserve_credits = store::ReservedCredits(reserve);
+    s.credits_per_minute =
+        store::ReservedCredits(app.catalog->EstimateCredits("realtime_sessions", minute));
+    s.max_spend_credits = LimitsFor(*app.catalog, who.tier, s.model).max_spend_credits;
     const auto created = co_await app.realtime.repo->Create(std::move(s));
+    if (!created.session) {
+        const auto kind = created.refused == "spend_limited"
+                              ? store::CreateResult::Kind::kSpendLimited
+                              : store::CreateResult::Kind::kInsufficientCredits;
+        co_return http::Response::Error(CreditRefusal(kind, store::ReservedCredits(reserve)),
+                                        app.doc_url);
+    }
     if (app.realtime.kick) app.realtime.kick();
-    co_return http::Response::Json(200, {{"id", created.id}});
+    co_return http::Response::Json(200, {{"id", created.session->id}});
 }
 
 asio::awaitable<http::Response> GetSession(App& app, http::Request& req,

@@ -69,7 +69,8 @@ void RegisterRoutes(http::Router& router, App& app) {
          {RegisterTaskRoutes, RegisterAvatarRoutes, RegisterDocumentRoutes, RegisterVoiceRoutes,
           RegisterRouterRoutes, RegisterGenerateRoutes, RegisterRealtimeRoutes,
           RegisterConversationRoutes, RegisterUploadRoutes, RegisterOutputRoutes,
-          RegisterHealthRoutes, RegisterOpenApiRoutes}) {
+          RegisterHealthRoutes, RegisterOpenApiRoutes, RegisterRecipeRoutes,
+          RegisterOrganizationRoutes, RegisterWorkflowRoutes}) {
         registrar(b);
     }
     if (app.realtime.live != nullptr) AddMediaPlane(router, app);

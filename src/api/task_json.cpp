@@ -35,7 +35,13 @@ void AppendString(std::string& out, std::string_view s) {
 std::string TaskJson(const store::TaskRecord& task, const std::vector<std::string>& output_urls) {
     std::string out;
     out.reserve(160);
-    out += "{\"createdAt\":";
+    out += '{';
+    if (task.cost_credits) {
+        out += "\"cost\":{\"credits\":";
+        out += std::to_string(*task.cost_credits);
+        out += "},";
+    }
+    out += "\"createdAt\":";
     AppendString(out, FormatTimestamp(task.created_at));
     out += ",\"estimatedCost\":{\"credits\":";
     AppendCreditsJson(out, task.estimated_credits);

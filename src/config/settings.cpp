@@ -62,6 +62,8 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
                 target = *v;
             } else if constexpr (std::is_same_v<T, int>) {
                 target = std::stoi(*v, &used);
+            } else if constexpr (std::is_same_v<T, std::int64_t>) {
+                target = std::stoll(*v, &used);
             } else if constexpr (std::is_same_v<T, double>) {
                 target = std::stod(*v, &used);
             } else if constexpr (std::is_same_v<T, std::size_t>) {
@@ -78,6 +80,7 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
     env("GENHOST_API_KEY", s.api_key);
     env("GENHOST_DEFAULT_ORG", s.default_org);
     env("GENHOST_DEFAULT_TIER", s.default_tier);
+    env("GENHOST_DEFAULT_CREDITS", s.default_credits);
     env("GENHOST_DATA_DIR", s.data_dir);
     env("GENHOST_PUBLIC_URL", s.public_url);
     env("GENHOST_LOG_LEVEL", s.log_level);
@@ -136,6 +139,7 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         ("api-key", po::value(&s.api_key)->default_value(s.api_key), "GENHOST_API_KEY: key provisioned for the default organization")
         ("default-org", po::value(&s.default_org)->default_value(s.default_org), "GENHOST_DEFAULT_ORG")
         ("default-tier", po::value(&s.default_tier)->default_value(s.default_tier), "GENHOST_DEFAULT_TIER: usage tier of the default organization")
+        ("default-credits", po::value(&s.default_credits)->default_value(s.default_credits), "GENHOST_DEFAULT_CREDITS: the opening credit balance of every new organization")
         ("data-dir", po::value(&s.data_dir)->default_value(s.data_dir), "GENHOST_DATA_DIR: where outputs are stored")
         ("public-url", po::value(&s.public_url)->default_value(s.public_url), "GENHOST_PUBLIC_URL: base URL clients reach this server at")
         ("log-level", po::value(&s.log_level)->default_value(s.log_level), "GENHOST_LOG_LEVEL: trace, debug, info, warn, error")

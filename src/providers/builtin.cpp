@@ -69,13 +69,27 @@ std::vector<Output> BuiltinProvider::Run(TaskContext& ctx) {
     // The pipeline of every endpoint: one entry each, implemented in pipelines_<family>.cpp.
     using Pipeline = std::vector<Output> (*)(const PipelineEnv&, TaskContext&);
     static const std::map<std::string, Pipeline, std::less<>> kPipelines = {
-        {"text_to_image", &TextToImage},       {"image_upscale", &ImageUpscale},
-        {"text_to_video", &TextToVideo},       {"image_to_video", &ImageToVideo},
-        {"video_to_video", &VideoToVideo},     {"video_upscale", &VideoUpscale},
-        {"video_to_hdr", &VideoToHdr},         {"character_performance", &CharacterPerformance},
-        {"avatar_videos", &AvatarVideos},      {"text_to_speech", &TextToSpeech},
-        {"speech_to_speech", &SpeechToSpeech}, {"sound_effect", &SoundEffect},
-        {"voice_isolation", &VoiceIsolation},  {"voice_dubbing", &VoiceDubbing},
+        {"text_to_image", &TextToImage},
+        {"image_upscale", &ImageUpscale},
+        {"text_to_video", &TextToVideo},
+        {"image_to_video", &ImageToVideo},
+        {"video_to_video", &VideoToVideo},
+        {"video_upscale", &VideoUpscale},
+        {"video_to_hdr", &VideoToHdr},
+        {"character_performance", &CharacterPerformance},
+        {"avatar_videos", &AvatarVideos},
+        {"text_to_speech", &TextToSpeech},
+        {"speech_to_speech", &SpeechToSpeech},
+        {"sound_effect", &SoundEffect},
+        {"voice_isolation", &VoiceIsolation},
+        {"voice_dubbing", &VoiceDubbing},
+        {"recipe_ad_localization", &Recipe},
+        {"recipe_marketing_stock_image", &Recipe},
+        {"recipe_multi_shot_video", &Recipe},
+        {"recipe_product_ad", &Recipe},
+        {"recipe_product_campaign_image", &Recipe},
+        {"recipe_product_swap", &Recipe},
+        {"recipe_product_ugc", &Recipe},
     };
     const auto it = kPipelines.find(ctx.endpoint());
     if (it == kPipelines.end()) NotImplemented(ctx);

@@ -2,7 +2,8 @@
 // pipelines_image.cpp (text_to_image, image_upscale), pipelines_video.cpp (text_to_video,
 // image_to_video, video_to_video), pipelines_edit.cpp (video_upscale, video_to_hdr,
 // character_performance, avatar_videos), pipelines_audio.cpp (text_to_speech,
-// speech_to_speech, sound_effect, voice_isolation, voice_dubbing). Private to src/providers.
+// speech_to_speech, sound_effect, voice_isolation, voice_dubbing), pipelines_recipes.cpp (the seven
+// recipes). Private to src/providers.
 //
 // A pipeline reads the validated input (defaults applied) from ctx.input(), materialises media
 // inputs with ctx.Input(...), reports progress, checks ctx.CheckCancelled() often (at least every
@@ -41,5 +42,9 @@ std::vector<Output> SpeechToSpeech(const PipelineEnv& env, TaskContext& ctx);
 std::vector<Output> SoundEffect(const PipelineEnv& env, TaskContext& ctx);
 std::vector<Output> VoiceIsolation(const PipelineEnv& env, TaskContext& ctx);
 std::vector<Output> VoiceDubbing(const PipelineEnv& env, TaskContext& ctx);
+
+// Recipe runs the recipe of ctx.endpoint() (recipe_product_ad, ...): pipelines_recipes.cpp,
+// each a multi-step pipeline over the pipelines above (docs/recipes.md).
+std::vector<Output> Recipe(const PipelineEnv& env, TaskContext& ctx);
 
 }  // namespace genhost::providers

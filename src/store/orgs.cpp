@@ -44,6 +44,8 @@ constexpr const char* kCancelOrgTasks = "orgs_cancel_tasks";
 constexpr const char* kCancelOrgTasksSql =
     "SELECT genhost_cancel_task(id, org_id, false) FROM tasks"
     " WHERE org_id = $1 AND status IN ('PENDING', 'THROTTLED', 'RUNNING') AND NOT deleted";
+constexpr const char* kOpenAccount = "orgs_open_account";
+constexpr const char* kOpenAccountSql = "SELECT genhost_credit_open($1, $2)";
 constexpr const char* kNotifyKeys = "orgs_notify_keys";
 constexpr const char* kNotifyKeysSql = "SELECT pg_notify('genhost_keys', '')";
 
@@ -71,6 +73,7 @@ void OrgRepo::Prepare(Database& db) {
                                                               {kListKeys, kListKeysSql},
                                                               {kSetStatus, kSetStatusSql},
                                                               {kCancelOrgTasks, kCancelOrgTasksSql},
+                                                              {kOpenAccount, kOpenAccountSql},
                                                               {kNotifyKeys, kNotifyKeysSql}};
     for (const auto& [name, sql] : statements) db.Prepare(name, sql);
 }
@@ -92,13 +95,15 @@ boost::asio::awaitable<std::optional<KeyOwner>> OrgRepo::FindKey(std::string key
     co_return out;
 }
 
-Organization OrgRepo::EnsureOrganizationSync(const std::string& name, int tier, bool force_tier) {
+Organization OrgRepo::EnsureOrganizationSync(const std::string& name, int tier, bool force_tier,
+                                             std::int64_t opening_credits) {
     Organization org;
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::work w(c);
         w.exec_prepared(kInsertOrg, NewUuid(), name, tier);
         if (force_tier) w.exec_prepared(kSetTier, name, tier);
         org = ReadOrg(w.exec_prepared(kFindOrg, name)[0], 0);
+        w.exec_prepared(kOpenAccount, org.id, opening_credits);
         w.exec_prepared(kNotifyKeys);
         w.commit();
     });

@@ -37,12 +37,16 @@ const std::string kSelect = std::string("SELECT ") + kColumns + kFrom;
 constexpr const char* kInsert = "realtime_insert";
 const std::string kInsertSql =
     "WITH s AS (INSERT INTO realtime_sessions (id, org_id, model, avatar_type, preset_id,"
-    " avatar_id, avatar_name, name, max_duration, personality, start_script, tools, integration)"
+    " avatar_id, avatar_name, name, max_duration, personality, start_script, tools, integration,"
+    " reserved_credits, credits_per_minute)"
     " VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, '')::uuid, $7, $8, $9,"
     " CASE WHEN $10 THEN $11 END, CASE WHEN $12 THEN $13 END, $14::jsonb,"
-    " NULLIF($15, '')::jsonb) RETURNING *) SELECT " +
+    " NULLIF($15, '')::jsonb, $16, $17) RETURNING *) SELECT " +
     std::string(kColumns) +
     " FROM s LEFT JOIN avatars a ON a.id = s.avatar_id AND a.org_id = s.org_id";
+constexpr const char* kReserve = "realtime_reserve";
+constexpr const char* kReserveSql =
+    "SELECT genhost_credit_reserve($1, $2, 'realtime_session:' || $3, $4, $5)";
 constexpr const char* kGet = "realtime_get";
 const std::string kGetSql = kSelect + " WHERE s.id = $1 AND s.org_id = $2";
 constexpr const char* kLoad = "realtime_load";
@@ -228,21 +232,30 @@ void RealtimeRepo::Prepare(Database& db) {
     db.Prepare(kEnd, kEndSql);
     db.Prepare(kFailLost, kFailLostSql);
     db.Prepare(kAppend, kAppendSql);
+    db.Prepare(kReserve, kReserveSql);
     db.Prepare(kBackend, kBackendSql);
     db.Prepare(kRecording, kRecordingSql);
 }
 
-boost::asio::awaitable<RealtimeSession> RealtimeRepo::Create(NewRealtimeSession s) {
-    RealtimeSession out;
+boost::asio::awaitable<RealtimeCreated> RealtimeRepo::Create(NewRealtimeSession s) {
+    RealtimeCreated out;
     co_await db_.Run([&](pqxx::connection_base& c) {
         pqxx::work w(c);
-        const auto r = w.exec_prepared(kInsert, s.id, s.org_id, s.model, s.avatar_type, s.preset_id,
-                                       s.avatar_id, s.avatar_name, s.name, s.max_duration,
-                                       s.personality.has_value(), s.personality.value_or(""),
-                                       s.start_script.has_value(), s.start_script.value_or(""),
-                                       s.tools_json, s.integration_json);
+        // The reservation and the session in one transaction: refused, nothing is stored.
+        const std::string reserved = w.exec_prepared(kReserve, s.org_id, s.model, s.id,
+                                                     s.reserve_credits, s.max_spend_credits)[0][0]
+                                         .as<std::string>();
+        if (reserved != "ok") {
+            out.refused = reserved;
+            return;  // rolled back
+        }
+        const auto r = w.exec_prepared(
+            kInsert, s.id, s.org_id, s.model, s.avatar_type, s.preset_id, s.avatar_id,
+            s.avatar_name, s.name, s.max_duration, s.personality.has_value(),
+            s.personality.value_or(""), s.start_script.has_value(), s.start_script.value_or(""),
+            s.tools_json, s.integration_json, s.reserve_credits, s.credits_per_minute);
         w.commit();
-        out = ReadSession(r[0]);
+        out.session = ReadSession(r[0]);
     });
     co_return out;
 }

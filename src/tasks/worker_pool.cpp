@@ -60,6 +60,32 @@ void WorkerPool::Sleep(std::chrono::milliseconds d) {
 
 namespace {
 
+// FinalCost is what a SUCCEEDED task is charged when that is less than its reservation: a
+// `duration: "auto"` request is reserved at the model's longest duration (LIMITS_AND_PRICES.md)
+// and the builtin pipelines make the catalog's default duration, so it is priced again at that
+// length. nullopt: the reservation stands (the ledger settles, migration 0014).
+std::optional<std::int64_t> FinalCost(const catalog::Catalog& catalog,
+                                      const store::ClaimedTask& task) {
+    try {
+        auto input = nlohmann::json::parse(task.input_json);
+        const auto duration = input.find("duration");
+        if (duration == input.end() || !duration->is_string() || *duration != "auto") {
+            return std::nullopt;
+        }
+        const auto* model = catalog.FindModel(task.model);
+        if (model == nullptr) return std::nullopt;
+        const auto durations =
+            model->CapabilitiesFor(task.endpoint).value("durations", nlohmann::json::object());
+        const auto made = durations.find("default");
+        if (made == durations.end() || !made->is_number()) return std::nullopt;
+        input["duration"] = *made;
+        return store::ReservedCredits(catalog.EstimateCredits(task.endpoint, input));
+    } catch (const std::exception& e) {
+        spdlog::warn("task {}: final cost not computed: {}", task.id, e.what());
+        return std::nullopt;
+    }
+}
+
 // LowerThreadPriority gives the calling thread (Linux: nice and policy are per thread) and every
 // thread it starts later the nice value `nice` under SCHED_BATCH, which also stops it from
 // preempting the I/O threads on wake-up. Lowering needs no privilege; failures are logged.
@@ -202,6 +228,8 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
 
     bool recorded = false;
     job->finishing = true;
+    const std::optional<std::int64_t> cost =
+        status == store::TaskStatus::kSucceeded ? FinalCost(catalog_, task) : std::nullopt;
     if (status) {
         if (*status != store::TaskStatus::kSucceeded) names.clear();
         // The database may be briefly away: keep trying while the lease can still be ours.
@@ -210,7 +238,7 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
         for (;;) {
             try {
                 recorded = repo_.FinishSync(task.id, options_.owner, *status, names, failure,
-                                            failure_code);
+                                            failure_code, cost);
                 break;
             } catch (const std::exception& e) {
                 if (std::chrono::steady_clock::now() > give_up || stop_) break;

@@ -583,6 +583,113 @@ TEST_F(ContractAnswers, EveryAnswerMatchesItsOperationsSchema) {
 
     contract.Check("GET", "/_genhost/realtime/page", c.Send("GET", "/_genhost/realtime/page"));
 
+    // The organization: its credits and tier, and usage (with a bad range).
+    contract.Check("GET", "/v1/organization", c.Send("GET", "/v1/organization", auth));
+    contract.Check("GET", "/v1/organization",
+                   c.Send("GET", "/v1/organization", {{"X-Service-Version", "2024-11-06"}}));
+    contract.Check("POST", "/v1/organization/usage",
+                   c.Send("POST", "/v1/organization/usage", auth, "{}"));
+    contract.Check("POST", "/v1/organization/usage",
+                   c.Send("POST", "/v1/organization/usage", auth,
+                          R"({"startDate": "2026-01-01", "beforeDate": "2026-12-01"})"));
+
+    // Recipes: a valid request of each (its task cancelled at once), bad input and no key.
+    {
+        const auto image = [] {
+            return json{{"uri", "data:image/png;base64," + Base64Encode(MakePng(64, 64))}};
+        };
+        const std::string video = "data:video/mp4;base64," + Base64Encode(MakeMp4(160, 90, 2));
+        const std::map<std::string, json> recipes = {
+            {"ad_localization",
+             {{"referenceImage", image()}, {"targetLanguage", "fr"}, {"version", "2026-06"}}},
+            {"marketing_stock_image", {{"prompt", "a bike"}, {"version", "2026-06"}}},
+            {"multi_shot_video", {{"mode", "auto"}, {"prompt", "rain"}, {"version", "2026-06"}}},
+            {"product_ad", {{"productImages", {image()}}, {"version", "2026-07"}}},
+            {"product_campaign_image",
+             {{"image", image()}, {"prompt", "bold"}, {"version", "unsafe-latest"}}},
+            {"product_swap",
+             {{"newProductImages", {image()}},
+              {"originalProductImage", image()},
+              {"referenceVideo", {{"uri", video}}},
+              {"version", "2026-06"}}},
+            {"product_ugc",
+             {{"characterImage", image()}, {"productImage", image()}, {"version", "2026-06"}}}};
+        for (const auto& [recipe, body] : recipes) {
+            const std::string path = "/v1/recipes/" + recipe;
+            const auto created = c.Send("POST", path, auth, body.dump());
+            contract.Check("POST", path, created);
+            ASSERT_EQ(created.status, 200) << recipe << ": " << created.body;
+            c.Send("DELETE", "/v1/tasks/" + created.Json()["id"].get<std::string>(), auth);
+            contract.Check("POST", path, c.Send("POST", path, auth, "{}"));
+            contract.Check(
+                "POST", path,
+                c.Send("POST", path, {{"Content-Type", "application/json"}}, body.dump()));
+        }
+    }
+
+    // Workflows: publish (and a bad graph), list, get, run (and bad overrides, an unknown
+    // version), invocations polled until they end (one succeeds, one fails), unknown ids.
+    const json workflow = {
+        {"name", "contract"},
+        {"graph",
+         {{"version", 1},
+          {"nodes",
+           {{{"id", "6a1e0f2c-3b4d-4e5f-8a6b-7c8d9e0f1a2b"},
+             {"name", "Prompt"},
+             {"type", "text"},
+             {"value", "a lighthouse"}},
+            {{"id", "7b2f1a3d-4c5e-4f6a-9b7c-8d9e0f1a2b3c"},
+             {"name", "Still"},
+             {"type", "generation"},
+             {"endpoint", "text_to_image"},
+             {"input", {{"model", "gen4_image"}, {"ratio", "1280:720"}}}}}},
+          {"edges",
+           {{{"source", {{"node", "6a1e0f2c-3b4d-4e5f-8a6b-7c8d9e0f1a2b"}, {"output", "value"}}},
+             {"target",
+              {{"node", "7b2f1a3d-4c5e-4f6a-9b7c-8d9e0f1a2b3c"}, {"field", "promptText"}}}}}}}}};
+    const auto published_workflow = c.Send("POST", "/_genhost/workflows", auth, workflow.dump());
+    contract.Check("POST", "/_genhost/workflows", published_workflow);
+    ASSERT_EQ(published_workflow.status, 200) << published_workflow.body;
+    const std::string workflow_id = published_workflow.Json()["id"];
+    json cyclic = workflow;
+    cyclic["graph"]["edges"].push_back(
+        {{"source", {{"node", "7b2f1a3d-4c5e-4f6a-9b7c-8d9e0f1a2b3c"}, {"output", "output"}}},
+         {"target", {{"node", "7b2f1a3d-4c5e-4f6a-9b7c-8d9e0f1a2b3c"}, {"field", "seed"}}}});
+    contract.Check("POST", "/_genhost/workflows",
+                   c.Send("POST", "/_genhost/workflows", auth, cyclic.dump()));
+    contract.Check("GET", "/v1/workflows", c.Send("GET", "/v1/workflows", auth));
+    contract.Check("GET", "/v1/workflows/{id}",
+                   c.Send("GET", "/v1/workflows/" + workflow_id, auth));
+    contract.Check("GET", "/v1/workflows/{id}", c.Send("GET", "/v1/workflows/" + missing, auth));
+    contract.Check("POST", "/v1/workflows/{id}",
+                   c.Send("POST", "/v1/workflows/" + missing, auth, "{}"));
+    contract.Check("POST", "/v1/workflows/{id}",
+                   c.Send("POST", "/v1/workflows/" + workflow_id, auth,
+                          R"({"nodeOutputs": {"6a1e0f2c-3b4d-4e5f-8a6b-7c8d9e0f1a2b":
+                              {"value": {"type": "primitive", "value": 3}}}})"));
+    const auto invoked = c.Send("POST", "/v1/workflows/" + workflow_id, auth, "{}");
+    contract.Check("POST", "/v1/workflows/{id}", invoked);
+    const auto refused_run = c.Send("POST", "/v1/workflows/" + workflow_id, auth,
+                                    R"({"nodeOutputs": {"6a1e0f2c-3b4d-4e5f-8a6b-7c8d9e0f1a2b":
+                                        {"value": {"type": "primitive",
+                                                   "value": "A Torture-Porn scene"}}}})");
+    contract.Check("POST", "/v1/workflows/{id}", refused_run);
+    for (const auto& run : {invoked, refused_run}) {
+        ASSERT_EQ(run.status, 200) << run.body;
+        const std::string invocation = run.Json()["id"];
+        std::string invocation_status;
+        for (int i = 0; i < 600; ++i) {
+            const auto got = c.Send("GET", "/v1/workflow_invocations/" + invocation, auth);
+            contract.Check("GET", "/v1/workflow_invocations/{id}", got);
+            invocation_status = got.Json().value("status", "");
+            if (invocation_status == "SUCCEEDED" || invocation_status == "FAILED") break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        EXPECT_EQ(invocation_status, run.body == invoked.body ? "SUCCEEDED" : "FAILED");
+    }
+    contract.Check("GET", "/v1/workflow_invocations/{id}",
+                   c.Send("GET", "/v1/workflow_invocations/" + missing, auth));
+
     // Every operation was reached.
     for (const auto& op : contract.operations()) {
         EXPECT_TRUE(contract.answered().count(op)) << "no request reached " << op;

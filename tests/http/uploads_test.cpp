@@ -11,6 +11,7 @@
 #include "genhost/core/crypto.hpp"
 #include "genhost/core/ids.hpp"
 #include "genhost/media/image.hpp"
+#include "support/media_fixtures.hpp"
 
 #include <gmock/gmock.h>
 #include <pqxx/pqxx>
@@ -438,7 +439,8 @@ class NodeSdk : public UploadsBase {
 
     // RunNode runs tests/node/`script` and returns the JSON line it printed.
     nlohmann::json RunNode(const std::string& png_path,
-                           const std::string& script = "uploads_sdk.mjs") {
+                           const std::string& script = "uploads_sdk.mjs",
+                           const std::string& extra_env = "") {
         const std::string dir = std::getenv("GENHOST_NODE_TEST_DIR");
         std::string secret;
         {
@@ -450,7 +452,7 @@ class NodeSdk : public UploadsBase {
         const std::string cmd =
             "cd '" + dir + "' && GENHOST_URL=http://127.0.0.1:" + std::to_string(server_->port()) +
             " GENHOST_KEY=" + kTestKey + " GENHOST_PNG='" + png_path +
-            "' GENHOST_MEDIA_SECRET=" + secret + " node " + script + " 2>&1";
+            "' GENHOST_MEDIA_SECRET=" + secret + " " + extra_env + " node " + script + " 2>&1";
         const std::string out = RunCapture(cmd);
         const auto result = LastJsonLine(out);
         if (!result.is_discarded()) return result;
@@ -651,5 +653,80 @@ TEST_F(NodeSdk, MediaTokensPassLiveKitsTokenVerifier) {
     EXPECT_EQ(r["wrongIssuer"], "refused");
 }
 
+// organization.*, recipes.* (all seven, their tasks waited for with waitForTaskOutput) as a new
+// user of the official client would use them (tests/node/organization_sdk.mjs).
+TEST_F(NodeSdk, OrganizationCreditsAndEveryRecipe) {
+    const fs::path png = fs::path(server_->data_dir()) / "product.png";
+    std::ofstream(png, std::ios::binary) << Png(640, 480);
+    const fs::path mp4 = fs::path(server_->data_dir()) / "reference.mp4";
+    std::ofstream(mp4, std::ios::binary) << MakeMp4(320, 240, 3.0);
+    const auto r =
+        RunNode(png.string(), "organization_sdk.mjs", "GENHOST_MP4='" + mp4.string() + "'");
+    ASSERT_FALSE(r.contains("error")) << r.dump(2) << "\n" << server_->Log();
+    const std::int64_t before = r["before"]["creditBalance"];
+    const std::int64_t after = r["after"]["creditBalance"];
+    EXPECT_GT(before, after);
+    EXPECT_TRUE(r["before"]["tier"]["models"].contains("multi_shot_video"));
+    ASSERT_EQ(r["recipes"].size(), 7u);
+    for (const auto& [name, recipe] : r["recipes"].items()) {
+        EXPECT_EQ(recipe["status"], "SUCCEEDED") << name;
+        EXPECT_GE(recipe["outputs"].get<int>(), 2) << name;  // the result, steps, steps.json
+    }
+    EXPECT_EQ(r["after"]["usage"]["models"]["product_ad"]["dailyGenerations"], 1);
+    // Usage: today's net per recipe, summing to what the balance lost.
+    std::int64_t used = 0;
+    std::set<std::string> models;
+    for (const auto& day : r["usage"]["results"]) {
+        for (const auto& u : day["usedCredits"]) {
+            used += u["amount"].get<std::int64_t>();
+            models.insert(u["model"]);
+        }
+    }
+    EXPECT_EQ(used, before - after);
+    for (const char* recipe :
+         {"ad_localization", "marketing_stock_image", "multi_shot_video", "product_ad",
+          "product_campaign_image", "product_swap", "product_ugc"}) {
+        EXPECT_TRUE(models.count(recipe)) << recipe;
+    }
+    EXPECT_EQ(r["badBody"]["is"], true);
+    EXPECT_GE(r["badBody"]["body"]["issues"].size(), 2u);
+    EXPECT_EQ(r["badRange"]["is"], true);
+    EXPECT_EQ(r["badRange"]["body"]["issues"][0]["path"], nlohmann::json::array({"beforeDate"}));
+    EXPECT_EQ(r["missing"]["is"], true);
+}
+
+// workflows.* and workflowInvocations.* (its waiter included) as a new user of the official
+// client would use them, the workflow published through genhost's stand-in endpoint
+// (tests/node/workflows_sdk.mjs).
+TEST_F(NodeSdk, WorkflowsPublishedListedRunAndWaitedFor) {
+    const auto r = RunNode("", "workflows_sdk.mjs");
+    ASSERT_FALSE(r.contains("error")) << r.dump(2) << "\n" << server_->Log();
+    EXPECT_EQ(r["publishStatus"], 200);
+    ASSERT_GE(r["list"]["data"].size(), 1u);
+    const auto& listed = r["list"]["data"][0];
+    EXPECT_EQ(listed["name"], "Still and two clips");
+    EXPECT_EQ(listed["versions"][0]["id"], r["retrieved"]["id"]);
+    EXPECT_EQ(r["retrieved"]["graph"]["nodes"].size(), 4u);
+    EXPECT_EQ(r["retrieved"]["description"], "One image, animated twice");
+    EXPECT_EQ(r["done"]["status"], "SUCCEEDED");
+    const auto& output = r["done"]["output"];
+    // The three generation nodes, each with its output fetched: an image and two videos.
+    ASSERT_EQ(output.size(), 3u) << r["done"].dump();
+    EXPECT_EQ(r["fetched"]["1d9a7b63-5a8f-4e1c-8b62-3e4d5c6b7a81"]["type"], "image/png");
+    for (const char* clip :
+         {"2eab8c74-6b9a-4f2d-9c73-4f5e6d7c8b92", "3fbc9d85-7cab-4a3e-8d84-5a6f7e8d9ca3"}) {
+        EXPECT_EQ(r["fetched"][clip]["status"], 200);
+        EXPECT_EQ(r["fetched"][clip]["type"], "video/mp4");
+        EXPECT_GT(r["fetched"][clip]["bytes"].get<int>(), 1000);
+    }
+    EXPECT_FALSE(r["done"].contains("nodeErrors"));
+    // Billed as the sum of its tasks: an image (5) and two 2-second clips (5 a second).
+    EXPECT_EQ(r["spent"], 5 + 2 * 10);
+    EXPECT_EQ(r["badOverride"]["is"], true);
+    EXPECT_EQ(
+        r["badOverride"]["body"]["issues"][0]["path"],
+        nlohmann::json::array({"nodeOutputs", "0c8f6a52-4f7e-4d0b-9a51-2d3c4b5a6f70", "value"}));
+    EXPECT_EQ(r["missing"]["is"], true);
+}
 }  // namespace
 }  // namespace genhost::testing

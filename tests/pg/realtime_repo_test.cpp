@@ -41,7 +41,7 @@ class RealtimeRepoTest : public OrgDatabaseTest {
         s.avatar_id = avatar_id;
         s.avatar_name = "Influencer";
         s.name = "Conversation with Influencer";
-        return Await(repo_->Create(s)).id;
+        return Await(repo_->Create(s)).session->id;
     }
 
     void Sql(const std::string& sql) {

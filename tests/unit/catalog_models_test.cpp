@@ -66,6 +66,14 @@ TEST(CatalogModelsTest, EveryEndpointHasTheModelsOfSpec) {
         {"voice_isolation", {"voice_isolation"}},
         {"avatar_videos", {"gwm1_avatars"}},
         {"realtime_sessions", {"gwm1_avatars"}},
+        // The recipes (docs/recipes.md): one model each, named after it.
+        {"recipe_ad_localization", {"ad_localization"}},
+        {"recipe_marketing_stock_image", {"marketing_stock_image"}},
+        {"recipe_multi_shot_video", {"multi_shot_video"}},
+        {"recipe_product_ad", {"product_ad"}},
+        {"recipe_product_campaign_image", {"product_campaign_image"}},
+        {"recipe_product_swap", {"product_swap"}},
+        {"recipe_product_ugc", {"product_ugc"}},
     };
     std::set<std::string> all;
     for (const auto& [endpoint, models] : expected) {
@@ -106,11 +114,13 @@ TEST(CatalogModelsTest, IdsAreNeutral) {
 
 TEST(CatalogModelsTest, EstimatesAreExactlyTheModelsWithoutAPublicPrice) {
     const auto catalog = LoadShipped();
-    const std::set<std::string> estimates = {"seed_audio",      "ruby",           "happyhorse_1_0",
-                                             "seedance2_fast",  "seedance2_mini", "imagine_1_5",
-                                             "omni_flash_1.1",  "h3_max",         "wan3_prime",
-                                             "image_gen_2",     "image_pro_3",    "image_flash_3_1",
-                                             "image_flash_2_5", "seedream5_pro",  "seedream5_lite"};
+    const std::set<std::string> estimates = {
+        "seed_audio", "ruby", "happyhorse_1_0", "seedance2_fast", "seedance2_mini", "imagine_1_5",
+        "omni_flash_1.1", "h3_max", "wan3_prime", "image_gen_2", "image_pro_3", "image_flash_3_1",
+        "image_flash_2_5", "seedream5_pro", "seedream5_lite",
+        // The recipes (LIMITS_AND_PRICES.md: no public price).
+        "ad_localization", "marketing_stock_image", "multi_shot_video", "product_ad",
+        "product_campaign_image", "product_swap", "product_ugc"};
     for (const auto& m : catalog->Models()) {
         EXPECT_EQ(m.price_is_estimate, estimates.contains(m.id)) << m.id;
     }

@@ -18,6 +18,7 @@
 #include "genhost/outputs/upload_policy.hpp"
 #include "genhost/routing/engine.hpp"
 #include "genhost/store/avatars_repo.hpp"
+#include "genhost/store/credits_repo.hpp"
 #include "genhost/store/database.hpp"
 #include "genhost/store/documents_repo.hpp"
 #include "genhost/store/orgs.hpp"
@@ -28,6 +29,7 @@
 #include "genhost/store/tasks_repo.hpp"
 #include "genhost/store/uploads_repo.hpp"
 #include "genhost/store/voices_repo.hpp"
+#include "genhost/store/workflows_repo.hpp"
 #include "genhost/tasks/realtime_sessions.hpp"
 #include "genhost/validate/schema_set.hpp"
 
@@ -125,6 +127,12 @@ struct App {
 
     // RealtimeConfig is what the realtime routes need (src/api/realtime_sessions.cpp,
     // conversations.cpp, docs/realtime.md).
+    struct CreditsConfig {
+        store::CreditRepo* repo = nullptr;
+    };
+    // The organization endpoints (/v1/organization, /v1/organization/usage) need `repo`.
+    CreditsConfig credits;
+
     struct RealtimeConfig {
         store::RealtimeRepo* repo = nullptr;
         // The media plane's token issuer and secret (shared by every node: the `settings`
@@ -140,6 +148,17 @@ struct App {
     };
     // Realtime sessions, conversations and avatar usage need `repo`.
     RealtimeConfig realtime;
+
+    // WorkflowsConfig is what the workflow routes need (src/api/workflows.cpp,
+    // docs/workflows.md).
+    struct WorkflowsConfig {
+        store::WorkflowRepo* repo = nullptr;
+        // Wakes this node's workflow engine after an invocation is stored (other nodes hear
+        // NOTIFY).
+        std::function<void()> kick;
+    };
+    // Workflows and their invocations need `repo`.
+    WorkflowsConfig workflows;
 };
 
 // RegisterRoutes adds every operation of the operation table (genhost/api/operations.hpp) to
@@ -161,6 +180,7 @@ std::shared_ptr<const validate::SchemaSet> LoadEmbeddedSchemas();
 struct TierLimits {
     int max_concurrent = 0;
     int max_daily = 0;
+    std::int64_t max_spend_credits = -1;  // the tier's 30-day spend cap in credits (-1: none)
 };
 
 // LimitsFor looks up `tier` in the catalog's tier table (an unknown tier gets the nearest lower

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -20,6 +21,9 @@ struct Settings {
     std::string api_key;       // provisioned for the default organization when set
     std::string default_org = "default";
     int default_tier = 5;
+    // The opening balance (credits, 1 credit = USD 0.01) of every organization genhost creates,
+    // the default one included (docs/credits.md).
+    std::int64_t default_credits = 10000000;
     std::string data_dir = "var/data";  // outputs live under data_dir/outputs
     std::string public_url;             // base of output URLs; default http://listen
     std::string log_level = "info";     // trace, debug, info, warn, error

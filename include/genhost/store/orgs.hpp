@@ -14,6 +14,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,8 +55,13 @@ class OrgRepo {
     boost::asio::awaitable<std::optional<KeyOwner>> FindKey(std::string key_hash);
 
     // EnsureOrganizationSync returns the organization called `name`, creating it with `tier` if
-    // absent (an existing organization keeps its tier unless `force_tier`).
-    Organization EnsureOrganizationSync(const std::string& name, int tier, bool force_tier);
+    // absent (an existing organization keeps its tier unless `force_tier`). An organization
+    // without a credit account gets one holding `opening_credits` (a grant; docs/credits.md).
+    Organization EnsureOrganizationSync(const std::string& name, int tier, bool force_tier,
+                                        std::int64_t opening_credits = kOpeningCredits);
+
+    // kOpeningCredits is the default opening balance (GENHOST_DEFAULT_CREDITS's default).
+    static constexpr std::int64_t kOpeningCredits = 10000000;
 
     // FindOrganizationSync returns the organization called `name`.
     std::optional<Organization> FindOrganizationSync(const std::string& name);

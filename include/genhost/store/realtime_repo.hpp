@@ -88,6 +88,17 @@ struct NewRealtimeSession {
     std::optional<std::string> start_script;
     std::string tools_json = "[]";
     std::string integration_json;
+    // The credit ledger (docs/credits.md): reserved when stored, settled when the session ends.
+    std::int64_t reserve_credits = 0;     // maxDuration at the per-minute price
+    std::int64_t credits_per_minute = 0;  // what a minute of the session costs
+    std::int64_t max_spend_credits = -1;  // the tier's 30-day spend cap (-1: none)
+};
+
+// RealtimeCreated is what storing a session gave: the session, or the ledger's refusal
+// ("insufficient_credits", "spend_limited"), when nothing was stored.
+struct RealtimeCreated {
+    std::optional<RealtimeSession> session;
+    std::string refused;
 };
 
 // TranscriptEntry is one entry of a conversation's transcript.
@@ -144,7 +155,7 @@ class RealtimeRepo {
     explicit RealtimeRepo(Database& db) : db_(db) { Prepare(db); }
 
     // The API's calls.
-    boost::asio::awaitable<RealtimeSession> Create(NewRealtimeSession s);
+    boost::asio::awaitable<RealtimeCreated> Create(NewRealtimeSession s);
     boost::asio::awaitable<std::optional<RealtimeSession>> Get(std::string org_id, std::string id);
     // Cancel ends an active session CANCELLED; nullopt when not found, else the session after.
     boost::asio::awaitable<std::optional<RealtimeSession>> Cancel(std::string org_id,

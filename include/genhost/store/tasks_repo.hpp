@@ -18,6 +18,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -47,7 +48,12 @@ struct TaskRecord {
     std::vector<std::string> outputs;  // output object names, SUCCEEDED only
     std::optional<std::string> failure;
     std::optional<std::string> failure_code;
+    std::optional<std::int64_t> cost_credits;  // finished: what the ledger charged
 };
+
+// ReservedCredits is what the ledger reserves for a task estimated at `estimated_credits`: the
+// estimate rounded up to whole credits (balances and charges are integers; docs/credits.md).
+std::int64_t ReservedCredits(double estimated_credits);
 
 // NewTask is what POST stores.
 struct NewTask {
@@ -60,13 +66,26 @@ struct NewTask {
     double estimated_credits = 0;
     int max_concurrent = 0;
     int max_daily = 0;
+    // The credit ledger (migration 0014, docs/credits.md): the usage model the charge is booked
+    // under (empty: `model`; avatar videos and recipes name their own), and the organization's
+    // spend cap in credits over the last 30 days (negative: none).
+    std::string billing_model;
+    std::int64_t max_spend_credits = -1;
 };
 
 struct CreateResult {
-    enum class Kind { kCreated, kRateLimited } kind = Kind::kCreated;
+    // kInsufficientCredits: the balance cannot cover the task's reservation; kSpendLimited: the
+    // reservation would take the organization past its 30-day spend cap. Neither is stored.
+    enum class Kind {
+        kCreated,
+        kRateLimited,
+        kInsufficientCredits,
+        kSpendLimited
+    } kind = Kind::kCreated;
     TaskStatus status = TaskStatus::kPending;  // PENDING or THROTTLED when created
     SysTime created_at;
-    int retry_after_seconds = 0;  // when rate limited
+    int retry_after_seconds = 0;        // when rate limited
+    std::int64_t reserved_credits = 0;  // kCreated: credits the ledger reserved
 };
 
 struct CancelResult {
@@ -108,6 +127,10 @@ class TaskRepo {
     // calls are stored together, in one transaction (see AsyncBatcher and migration 0004).
     boost::asio::awaitable<CreateResult> Create(NewTask task);
 
+    // CreateSync is Create for threads that may block (job handlers, the command line): the same
+    // function and rules, one task per transaction, on the database pool.
+    CreateResult CreateSync(const NewTask& task);
+
     // Get returns the task `id` of organization `org_id`, unless deleted. Concurrent calls share
     // one query (see AsyncBatcher).
     boost::asio::awaitable<std::optional<TaskRecord>> Get(std::string org_id, std::string id);
@@ -128,9 +151,12 @@ class TaskRepo {
 
     // FinishSync ends a RUNNING task held by `owner` as SUCCEEDED (with `outputs`) or FAILED
     // (with `failure` and `failure_code`); false if the lease was lost (cancelled or re-queued).
+    // `cost` is the final charge of a SUCCEEDED task when it is below the reservation (a
+    // `duration: auto` video); without it the reservation is charged (migration 0014 settles).
     bool FinishSync(const std::string& id, const std::string& owner, TaskStatus status,
                     const std::vector<std::string>& outputs, const std::string& failure,
-                    const std::string& failure_code);
+                    const std::string& failure_code,
+                    std::optional<std::int64_t> cost = std::nullopt);
 
     // ReleaseOwnedSync puts every task `owner` holds back in the queue (graceful shutdown).
     int ReleaseOwnedSync(const std::string& owner);
