@@ -11,6 +11,7 @@
 
 #include <gmock/gmock.h>
 
+#include <cmath>
 #include <filesystem>
 
 namespace genhost::testing {
@@ -195,5 +196,45 @@ TEST_F(CreditsApi, TheThirtyDaySpendCapRefuses) {
     EXPECT_EQ(Balance(key), kOpening - 96);
 }
 
+TEST_F(CreditsApi, AvatarVideosAndRoutedGenerationAreBilledLikeTasks) {
+    const std::string key = CreateKey(*server_, "billed", 5);
+    // An avatar video with a script is booked as gwm1_avatar_async_text_to_video (CLIENTS.md
+    // 3.3), one with audio as _audio_to_video.
+    const auto video =
+        Send("POST", "/v1/avatar_videos",
+             {{"model", "gwm1_avatars"},
+              {"avatar", {{"type", "service-preset"}, {"presetId", "game-character"}}},
+              {"speech", {{"type", "text"}, {"text", "Hello there, welcome to the shop."}}}},
+             key);
+    ASSERT_EQ(video.status, 200) << video.body;
+    // Routed generation is billed as the model the router chose.
+    ASSERT_EQ(Send("POST", "/v1/routers", {{"slug", "cheap"}}, key).status, 200);
+    const auto routed = Send("POST", "/v1/generate/image",
+                             {{"configId", "cheap"},
+                              {"input", {{"promptText", "a lighthouse"}, {"aspectRatio", "16:9"}}}},
+                             key);
+    ASSERT_EQ(routed.status, 200) << routed.body;
+    const std::string chosen = routed.Json()["routing"]["model"];
+    const std::int64_t routed_cost = std::llround(
+        std::ceil(routed.Json()["routing"]["estimatedCost"]["credits"].get<double>() - 1e-6));
+    const std::int64_t video_cost =
+        std::llround(std::ceil(video.Json()["estimatedCost"]["credits"].get<double>() - 1e-6));
+    EXPECT_EQ(Balance(key), kOpening - video_cost - routed_cost);
+    const auto usage = Send("POST", "/v1/organization/usage", nlohmann::json::object(), key).Json();
+    EXPECT_EQ(usage["models"].get<std::set<std::string>>(),
+              (std::set<std::string>{"gwm1_avatar_async_text_to_video", chosen}))
+        << usage.dump();
+    // A routed request the balance cannot cover is refused like a direct one.
+    EXPECT_THAT(Command("credits grant --org billed --amount " +
+                        std::to_string(-(kOpening - video_cost - routed_cost))),
+                HasSubstr("balance: 0"));
+    const auto refused =
+        Send("POST", "/v1/generate/image",
+             {{"configId", "cheap"},
+              {"input", {{"promptText", "a lighthouse"}, {"aspectRatio", "16:9"}}}},
+             key);
+    EXPECT_EQ(refused.status, 400) << refused.body;
+    EXPECT_EQ(refused.Json()["issues"][0]["code"], "insufficient_credits");
+}
 }  // namespace
 }  // namespace genhost::testing
