@@ -27,35 +27,15 @@ unmetered_key=$(DATABASE_URL="host=$work/pg/run dbname=postgres user=postgres" \
 bench_psql -c "UPDATE credit_accounts SET metered = false FROM organizations o
                WHERE o.id = credit_accounts.org_id AND o.name = 'unmetered'"
 
-postmaster=$(head -1 "$work/pg/data/postmaster.pid")
-pass() {  # NAME KEY: prints one line (rate, CPU per request of genhost, PostgreSQL and the load
-  # generator), leaves the rate in $rate
-  local out g0 q0 g1 q1
-  g0=$(cpu_ticks "$server_pid"); q0=$(cpu_ticks "$postmaster" $(pgrep -P "$postmaster"))
-  out=$(GENHOST_API_KEY="$2" build/release/bench/genhost_loadgen --url http://127.0.0.1:18394 \
-    --connections "$CONNS" --duration "$DURATION" --scenario create)
-  g1=$(cpu_ticks "$server_pid"); q1=$(cpu_ticks "$postmaster" $(pgrep -P "$postmaster"))
-  rate=$(echo "$out" | grep -oE "Requests/sec: +[0-9.]+" | awk '{print $2}')
-  if ! echo "$out" | grep -qE "status >= 400: 0$"; then
-    echo "$out"; echo "== $1: requests failed; the server's log:"; tail -20 "$work/server.log"; exit 1
-  fi
-  echo "$out" | awk -v n="$1" -v r="$rate" -v g=$((g1 - g0)) -v q=$((q1 - q0)) -v d="$DURATION" \
-    -v hz="$(getconf CLK_TCK)" '/status >= 400/ { bad = $NF } /latency p99:/ { p99 = $3 }
-    /CPU per request/ { lg = $(NF - 1) }
-    END { m = r * d; printf "  %-10s %9.0f/s  p99 %s ms  >= 400: %s  CPU per request: genhost %.1f us, PostgreSQL %.1f us, load generator %s us\n",
-          n, r, p99, bad, g * 1e6 / hz / m, q * 1e6 / hz / m, lg }'
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }'; }
-median() { printf "%s\n" "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 declare -a ratios
 for round in $(seq "$ROUNDS"); do
   echo "== round $round: $CONNS connections, ${DURATION}s a pass"
-  pass unmetered "$unmetered_key"; without=$rate
-  pass metered "$metered_key"; with=$rate
-  ratios+=("$(ratio "$with" "$without")")
+  bench_load_pass unmetered create 18394 "$unmetered_key"; without=$rate
+  bench_load_pass metered create 18394 "$metered_key"; with=$rate
+  ratios+=("$(bench_ratio "$with" "$without")")
   echo "  with the ledger / without: ${ratios[-1]} %"
 done
-echo "== median with / without the ledger: $(median "${ratios[@]}") % (goal: 90 % or more)"
+echo "== median with / without the ledger: $(bench_median "${ratios[@]}") % (goal: 90 % or more)"
 echo "== ledger: $(bench_psql -c "SELECT count(*) FROM credit_entries WHERE kind = 'charge'") charges;" \
   "balance + charges - refunds - grants = $(bench_psql -c "SELECT (SELECT sum(balance) FROM credit_accounts)
     + (SELECT coalesce(sum(amount), 0) FROM credit_entries WHERE kind = 'charge')

@@ -64,8 +64,6 @@ genhost_pass() {  # NAME PID LOADGEN-ARGS...
     END { m = r * d; printf "  %-22s %9.0f/s  CPU per request: genhost %.1f us, PostgreSQL %.1f us, load generator %s us; %.1f per transaction; p99 %s ms; >= 400: %s; socket errors: %s\n",
           n, r, g * 1e6 / hz / m, q * 1e6 / hz / m, lg, m / x, p99, bad, err }'
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }'; }
-median() { printf "%s\n" "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 declare -a ins sel cre creu pol polu
 for round in $(seq "$ROUNDS"); do
@@ -83,17 +81,17 @@ done
 echo "== ratios per round (goal: creation 70 % of the insert rate, polling 60 % of the select rate)"
 declare -a rc rcu rp rpu
 for i in $(seq 0 $((ROUNDS - 1))); do
-  rc+=("$(ratio "${cre[$i]}" "${ins[$i]}")"); rcu+=("$(ratio "${creu[$i]}" "${ins[$i]}")")
-  rp+=("$(ratio "${pol[$i]}" "${sel[$i]}")"); rpu+=("$(ratio "${polu[$i]}" "${sel[$i]}")")
+  rc+=("$(bench_ratio "${cre[$i]}" "${ins[$i]}")"); rcu+=("$(bench_ratio "${creu[$i]}" "${ins[$i]}")")
+  rp+=("$(bench_ratio "${pol[$i]}" "${sel[$i]}")"); rpu+=("$(bench_ratio "${polu[$i]}" "${sel[$i]}")")
   echo "  round $((i + 1)): creation ${rc[$i]} % (TCP), ${rcu[$i]} % (unix socket);" \
     "polling ${rp[$i]} % (TCP), ${rpu[$i]} % (unix socket)"
 done
-echo "  median: creation $(median "${rc[@]}") % (TCP), $(median "${rcu[@]}") % (unix socket);" \
-  "polling $(median "${rp[@]}") % (TCP), $(median "${rpu[@]}") % (unix socket)"
+echo "  median: creation $(bench_median "${rc[@]}") % (TCP), $(bench_median "${rcu[@]}") % (unix socket);" \
+  "polling $(bench_median "${rp[@]}") % (TCP), $(bench_median "${rpu[@]}") % (unix socket)"
 
 # Half of the median full-load rate over TCP, open loop: each connection sends on its own
 # schedule (sub-millisecond ticks), and latency counts from when a request was due.
-half() { awk -v r="$(median "$@")" 'BEGIN { printf "%.0f", r / 2 }'; }
+half() { awk -v r="$(bench_median "$@")" 'BEGIN { printf "%.0f", r / 2 }'; }
 summary() { grep -E "Requests/sec|status >= 400|socket errors|latency p"; }
 echo "== task creation at half load over TCP ($(half "${cre[@]}") req/s)"
 build/release/bench/genhost_loadgen --url http://127.0.0.1:18181 --connections "$CONNS" \

@@ -35,32 +35,15 @@ dry=$(curl -sf -H "Authorization: Bearer $key" -H "X-Service-Version: 2024-11-06
   -d '{"configId": "bench", "dryRun": true, "input": {"promptText": "a lighthouse at dusk", "aspectRatio": "16:9", "resolution": "1k"}}')
 echo "== the router's choice: $dry"
 
-postmaster=$(head -1 "$work/pg/data/postmaster.pid")
-pass() {  # SCENARIO: prints one line (rate, CPU per request of genhost, PostgreSQL and the load
-  # generator), leaves the rate in $rate
-  local out g0 q0 g1 q1
-  g0=$(cpu_ticks "$server_pid"); q0=$(cpu_ticks "$postmaster" $(pgrep -P "$postmaster"))
-  out=$(build/release/bench/genhost_loadgen --url http://127.0.0.1:18393 --connections "$CONNS" \
-    --duration "$DURATION" --scenario "$1")
-  g1=$(cpu_ticks "$server_pid"); q1=$(cpu_ticks "$postmaster" $(pgrep -P "$postmaster"))
-  rate=$(echo "$out" | grep -oE "Requests/sec: +[0-9.]+" | awk '{print $2}')
-  echo "$out" | awk -v n="$1" -v r="$rate" -v g=$((g1 - g0)) -v q=$((q1 - q0)) -v d="$DURATION" \
-    -v hz="$(getconf CLK_TCK)" '/status >= 400/ { bad = $NF } /latency p99:/ { p99 = $3 }
-    /CPU per request/ { lg = $(NF - 1) }
-    END { m = r * d; printf "  %-8s %9.0f/s  p99 %s ms  >= 400: %s  CPU per request: genhost %.1f us, PostgreSQL %.1f us, load generator %s us\n",
-          n, r, p99, bad, g * 1e6 / hz / m, q * 1e6 / hz / m, lg }'
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }'; }
-median() { printf "%s\n" "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 declare -a ratios
 for round in $(seq "$ROUNDS"); do
   echo "== round $round: $CONNS connections, ${DURATION}s a pass"
-  pass create; direct=$rate
-  pass routed; routed=$rate
-  ratios+=("$(ratio "$routed" "$direct")")
+  bench_load_pass create create 18393; direct=$rate
+  bench_load_pass routed routed 18393; routed=$rate
+  ratios+=("$(bench_ratio "$routed" "$direct")")
   echo "  routed / direct: ${ratios[-1]} %"
 done
-echo "== median routed / direct: $(median "${ratios[@]}") % (goal: 80 % or more)"
+echo "== median routed / direct: $(bench_median "${ratios[@]}") % (goal: 80 % or more)"
 decisions=$(bench_psql -c "SELECT count(*) FROM router_requests")
 routed_tasks=$(bench_psql -c "SELECT count(*) FROM router_requests WHERE status = 'routed' AND task_id IS NOT NULL")
 echo "== decision log: $decisions entries, $routed_tasks with a task"

@@ -168,6 +168,33 @@ bench_start_genhost() {
   echo "genhost did not start:"; cat "$work/server.log"; return 1
 }
 
+# bench_ratio A B: 100 * A / B with one decimal. bench_median X...: the median of the numbers.
+bench_ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }'; }
+bench_median() { printf "%s\n" "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# bench_load_pass NAME SCENARIO PORT [KEY]: one pass of bench/load's generator (release build)
+# against genhost on 127.0.0.1:PORT ($CONNS connections, $DURATION seconds, SCENARIO create or
+# routed, the key KEY or $GENHOST_API_KEY); prints one line (the rate, p99, responses >= 400 and
+# the CPU per request of genhost ($server_pid), PostgreSQL (the workspace's) and the generator)
+# and leaves the rate in $rate. A pass with any response >= 400 prints the server's log and exits.
+bench_load_pass() {
+  local name=$1 scenario=$2 port=$3 key=${4:-${GENHOST_API_KEY:-}} out g0 q0 g1 q1 postmaster
+  postmaster=$(head -1 "$work/pg/data/postmaster.pid")
+  g0=$(cpu_ticks "$server_pid"); q0=$(cpu_ticks "$postmaster" $(pgrep -P "$postmaster"))
+  out=$(GENHOST_API_KEY="$key" build/release/bench/genhost_loadgen --url "http://127.0.0.1:$port" \
+    --connections "$CONNS" --duration "$DURATION" --scenario "$scenario")
+  g1=$(cpu_ticks "$server_pid"); q1=$(cpu_ticks "$postmaster" $(pgrep -P "$postmaster"))
+  rate=$(echo "$out" | grep -oE "Requests/sec: +[0-9.]+" | awk '{print $2}')
+  if ! echo "$out" | grep -qE "status >= 400: 0$"; then
+    echo "$out"; echo "== $name: requests failed; the server's log:"; tail -20 "$work/server.log"; exit 1
+  fi
+  echo "$out" | awk -v n="$name" -v r="$rate" -v g=$((g1 - g0)) -v q=$((q1 - q0)) -v d="$DURATION" \
+    -v hz="$(getconf CLK_TCK)" '/status >= 400/ { bad = $NF } /latency p99:/ { p99 = $3 }
+    /CPU per request/ { lg = $(NF - 1) }
+    END { m = r * d; printf "  %-10s %9.0f/s  p99 %s ms  >= 400: %s  CPU per request: genhost %.1f us, PostgreSQL %.1f us, load generator %s us\n",
+          n, r, p99, bad, g * 1e6 / hz / m, q * 1e6 / hz / m, lg }'
+}
+
 # bench_video_body [AUDIO]: writes $work/in.mp4, 9 s of 1280x720 at 24 fps coded losslessly so
 # that it is large (about 14 MB; 19 MB as a data URI), with a stereo AAC track when AUDIO is
 # "audio", and $work/body.json, an aleph2 video_to_video request with it as a data URI.

@@ -32,14 +32,18 @@ asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& en
     if (!checked) co_return http::Response::Error(checked.error(), app.doc_url);
     const auto created = co_await CreateTask(app, endpoint, std::move(*checked), who);
     if (!created) co_return http::Response::Error(created.error(), app.doc_url);
+    co_return CreatedTaskResponse(*created);
+}
+
+http::Response CreatedTaskResponse(const CreatedTask& created) {
     // {id, estimatedCost}, written directly (the id is ours: a canonical uuid); the bytes
     // nlohmann's dump gave, keys in its order.
     std::string body = "{\"estimatedCost\":{\"credits\":";
-    AppendCreditsJson(body, created->credits);
+    AppendCreditsJson(body, created.credits);
     body += "},\"id\":\"";
-    body += created->id;
+    body += created.id;
     body += "\"}";
-    co_return http::Response::JsonText(200, std::move(body));
+    return http::Response::JsonText(200, std::move(body));
 }
 
 asio::awaitable<Result<CreatedTask>> CreateTask(App& app, const std::string& endpoint,

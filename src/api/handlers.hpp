@@ -82,6 +82,9 @@ boost::asio::awaitable<Result<CreatedTask>> CreateTask(App& app, const std::stri
                                                        nlohmann::json input,
                                                        const auth::Principal& who);
 
+// CreatedTaskResponse is the 200 of a task-creating endpoint: {id, estimatedCost}.
+http::Response CreatedTaskResponse(const CreatedTask& created);
+
 // generation.cpp: every task-creating endpoint of schemas/ (endpoint name bound per route).
 boost::asio::awaitable<http::Response> CreateGeneration(App& app, const std::string& endpoint,
                                                         http::Request& req,

@@ -49,12 +49,7 @@ asio::awaitable<http::Response> CreateRecipe(App& app, std::string_view recipe, 
     (*checked)["model"] = std::string(recipe);
     const auto created = co_await CreateTask(app, endpoint, std::move(*checked), who);
     if (!created) co_return http::Response::Error(created.error(), app.doc_url);
-    std::string body = "{\"estimatedCost\":{\"credits\":";
-    AppendCreditsJson(body, created->credits);
-    body += "},\"id\":\"";
-    body += created->id;
-    body += "\"}";
-    co_return http::Response::JsonText(200, std::move(body));
+    co_return CreatedTaskResponse(*created);
 }
 
 // One handler per recipe: the route kit binds plain functions.
