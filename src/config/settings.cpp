@@ -231,6 +231,8 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
                     std::to_string(static_cast<int>(kMaxLatencyScale));
     } else if (s.worker_nice < 0 || s.worker_nice > 19) {
         out.error = "worker nice must be between 0 and 19";
+    } else if (s.default_credits < 0) {
+        out.error = "default credits must not be negative";
     } else if (s.output_url_ttl_seconds <= 0 || s.lease_seconds < 1 || s.max_attempts < 1) {
         out.error = "output URL TTL, lease and attempts must be positive";
     } else if (s.max_body_bytes == 0 || s.max_body_bytes > SIZE_MAX / 2) {

@@ -110,6 +110,7 @@ TEST(Parse, ReadsEveryEnvironmentVariable) {
         {"GENHOST_API_KEY", "key_abc"},
         {"GENHOST_DEFAULT_ORG", "acme"},
         {"GENHOST_DEFAULT_TIER", "3"},
+        {"GENHOST_DEFAULT_CREDITS", "123456789012"},
         {"GENHOST_DATA_DIR", "/srv/genhost"},
         {"GENHOST_PUBLIC_URL", "https://gen.example.com"},
         {"GENHOST_LOG_LEVEL", "debug"},
@@ -138,6 +139,7 @@ TEST(Parse, ReadsEveryEnvironmentVariable) {
     EXPECT_EQ(s.api_key, "key_abc");
     EXPECT_EQ(s.default_org, "acme");
     EXPECT_EQ(s.default_tier, 3);
+    EXPECT_EQ(s.default_credits, 123456789012);
     EXPECT_EQ(s.data_dir, "/srv/genhost");
     EXPECT_EQ(s.public_url, "https://gen.example.com");
     EXPECT_EQ(s.log_level, "debug");
@@ -372,6 +374,14 @@ TEST(Parse, RejectsThreadCountsAndLatencyScalesOutOfRange) {
     for (const char* good : {"0", "0.25", "1", "100"}) {
         EXPECT_EQ(ParseArgs({"--latency-scale", good}).error, "") << good;
     }
+}
+
+TEST(Parse, DefaultCreditsAreANonNegativeInteger) {
+    EXPECT_EQ(ParseArgs({}).settings.default_credits, 10000000);
+    EXPECT_EQ(ParseArgs({"--default-credits=0"}).error, "");
+    EXPECT_EQ(ParseArgs({"--default-credits=-5"}).error, "default credits must not be negative");
+    EXPECT_NE(ParseArgs({}, {{"GENHOST_DEFAULT_CREDITS", "lots"}}).error, "");
+    EXPECT_NE(ParseArgs({}, {{"GENHOST_DEFAULT_CREDITS", "5e3"}}).error, "");
 }
 
 TEST(Parse, RejectsUnknownRole) {
