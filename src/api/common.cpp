@@ -189,6 +189,30 @@ ApiError CreditRefusal(store::CreateResult::Kind kind, std::int64_t credits) {
     return e;
 }
 
+std::vector<std::string> JsonPointerTokens(std::string_view pointer) {
+    std::vector<std::string> tokens;
+    if (pointer.empty()) return tokens;
+    std::size_t start = 1;
+    while (true) {
+        const auto slash = pointer.find('/', start);
+        std::string raw(
+            pointer.substr(start, slash == std::string_view::npos ? slash : slash - start));
+        std::string token;
+        for (std::size_t i = 0; i < raw.size(); ++i) {
+            if (raw[i] == '~' && i + 1 < raw.size()) {
+                token += raw[i + 1] == '1' ? '/' : '~';
+                ++i;
+            } else {
+                token += raw[i];
+            }
+        }
+        tokens.push_back(std::move(token));
+        if (slash == std::string_view::npos) break;
+        start = slash + 1;
+    }
+    return tokens;
+}
+
 http::Response FinalConflict(const App& app, std::string message) {
     http::Response r = http::Response::Error(ApiError::Conflict(std::move(message)), app.doc_url);
     r.SetHeader("x-should-retry", "false");

@@ -97,6 +97,10 @@ void OptionalField(const nlohmann::json& j, const char* name, std::optional<V>& 
 // the credits the request needs.
 ApiError CreditRefusal(store::CreateResult::Kind kind, std::int64_t credits);
 
+// JsonPointerTokens splits the JSON pointer `pointer` (RFC 6901) into its unescaped tokens;
+// "" gives none, "/" one empty token.
+std::vector<std::string> JsonPointerTokens(std::string_view pointer);
+
 // FinalConflict is a 409 that retrying cannot fix: `x-should-retry: false` (LIMITS_AND_PRICES.md).
 http::Response FinalConflict(const App& app, std::string message);
 

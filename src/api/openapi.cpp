@@ -83,30 +83,6 @@ std::string EscapeToken(std::string_view token) {
     return out;
 }
 
-std::vector<std::string> PointerTokens(std::string_view pointer) {
-    std::vector<std::string> tokens;
-    if (pointer.empty()) return tokens;
-    std::size_t start = 1;
-    while (true) {
-        const auto slash = pointer.find('/', start);
-        std::string raw(
-            pointer.substr(start, slash == std::string_view::npos ? slash : slash - start));
-        std::string token;
-        for (std::size_t i = 0; i < raw.size(); ++i) {
-            if (raw[i] == '~' && i + 1 < raw.size()) {
-                token += raw[i + 1] == '1' ? '/' : '~';
-                ++i;
-            } else {
-                token += raw[i];
-            }
-        }
-        tokens.push_back(std::move(token));
-        if (slash == std::string_view::npos) break;
-        start = slash + 1;
-    }
-    return tokens;
-}
-
 std::string Folder(std::string_view path) {
     const auto slash = path.rfind('/');
     return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash + 1));
@@ -518,7 +494,7 @@ class Assembler {
             base = Sanitize(preferred);
         } else {
             std::vector<std::string> parts = {doc.stem};
-            for (const auto& token : PointerTokens(t.pointer)) {
+            for (const auto& token : JsonPointerTokens(t.pointer)) {
                 if (token != "$defs") parts.push_back(token);
             }
             base = Sanitize(Join(parts, "."));

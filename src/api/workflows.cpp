@@ -46,30 +46,6 @@ std::vector<std::string> Path(std::initializer_list<std::string> head,
     return out;
 }
 
-// PointerSegments splits a JSON pointer into its unescaped segments.
-std::vector<std::string> PointerSegments(const std::string& pointer) {
-    std::vector<std::string> out;
-    std::size_t at = 1;
-    while (at <= pointer.size() && !pointer.empty()) {
-        const std::size_t next = pointer.find('/', at);
-        std::string seg =
-            pointer.substr(at, next == std::string::npos ? std::string::npos : next - at);
-        std::string plain;
-        for (std::size_t i = 0; i < seg.size(); ++i) {
-            if (seg[i] == '~' && i + 1 < seg.size()) {
-                plain += seg[i + 1] == '1' ? '/' : '~';
-                ++i;
-            } else {
-                plain += seg[i];
-            }
-        }
-        out.push_back(std::move(plain));
-        if (next == std::string::npos) break;
-        at = next + 1;
-    }
-    return out;
-}
-
 bool StartsWith(const std::vector<std::string>& path, const std::vector<std::string>& prefix) {
     return path.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), path.begin());
 }
@@ -202,7 +178,7 @@ Graph ReadGraph(const validate::SchemaSet& schemas, const catalog::Catalog& cata
         edge.source = source->second;
         edge.target = target->second;
         edge.pointer = *pointer;
-        edge.segments = PointerSegments(*pointer);
+        edge.segments = JsonPointerTokens(*pointer);
         edge.type = from_type == "generation"
                         ? OutputKind(catalog, from.at("endpoint").get<std::string>(),
                                      from.at("input").value("model", ""))
