@@ -10,6 +10,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -41,6 +43,28 @@ class ServerSuite : public Base {
 
     static inline std::unique_ptr<TestDatabase> db_;
     static inline std::unique_ptr<ServerProcess> server_;
+};
+
+// SharedFolder is a temporary data folder that several nodes use as their GENHOST_DATA_DIR (a
+// shared volume, as docs/outputs.md asks of a multi-node deployment with the local store);
+// removed with everything in it when it goes.
+class SharedFolder {
+  public:
+    SharedFolder() {
+        char tmpl[] = "/tmp/genhost-shared.XXXXXX";
+        if (mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp failed");
+        path_ = tmpl;
+    }
+    ~SharedFolder() {
+        std::error_code ec;
+        std::filesystem::remove_all(path_, ec);
+    }
+    SharedFolder(const SharedFolder&) = delete;
+    SharedFolder& operator=(const SharedFolder&) = delete;
+    const std::string& path() const { return path_; }
+
+  private:
+    std::string path_;
 };
 
 // RunCapture runs the shell command `cmd` and returns what it printed (stdout and, if the command

@@ -17,25 +17,6 @@ namespace {
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-// SharedFolder is a temporary data folder that several nodes use as their GENHOST_DATA_DIR (a
-// shared volume, as docs/outputs.md asks of a multi-node deployment with the local store).
-class SharedFolder {
-  public:
-    SharedFolder() {
-        char tmpl[] = "/tmp/genhost-multinode.XXXXXX";
-        if (mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~SharedFolder() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    const std::string& path() const { return path_; }
-
-  private:
-    std::string path_;
-};
-
 // KeyIdOf finds the id of the key of organization `org` in `genhost keys list` output.
 std::string KeyIdOf(const ServerProcess& node, const std::string& org) {
     std::string out;

@@ -304,24 +304,6 @@ TEST_F(WorkflowsApi, BadVersionsOverridesAndInvocationsAreRefused) {
     EXPECT_EQ(r.status, 400) << r.body;
 }
 
-// SharedFolder is a data folder several nodes share (as multinode_test.cpp's).
-class SharedFolder {
-  public:
-    SharedFolder() {
-        char tmpl[] = "/tmp/genhost-workflows.XXXXXX";
-        if (mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~SharedFolder() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    const std::string& path() const { return path_; }
-
-  private:
-    std::string path_;
-};
-
 TEST(WorkflowsMultiNode, AnInvocationWhoseNodeIsKilledFinishesElsewhere) {
     TestDatabase db;
     SharedFolder data;
