@@ -115,8 +115,6 @@ constexpr const char* kSourceStoredSql =
 constexpr const char* kExists = "avatars_exists";
 constexpr const char* kExistsSql = "SELECT 1 FROM avatars WHERE id = $1";
 
-SysTime FromEpochMicros(long long us) { return SysTime{std::chrono::microseconds{us}}; }
-
 std::vector<std::string> SplitIds(const std::string& list) {
     std::vector<std::string> out;
     std::size_t start = 0;

@@ -92,8 +92,6 @@ constexpr const char* kInsertWordsSql =
 constexpr const char* kIndexed = "documents_indexed";
 constexpr const char* kIndexedSql = "UPDATE documents SET indexed_revision = $2 WHERE id = $1";
 
-SysTime FromEpochMicros(long long us) { return SysTime{std::chrono::microseconds{us}}; }
-
 DocumentRecord ReadDocument(const pqxx::row& r, bool with_content) {
     DocumentRecord d;
     d.id = r[0].as<std::string>();

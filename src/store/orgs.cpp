@@ -58,7 +58,6 @@ Organization ReadOrg(const pqxx::row& r, int first) {
     return o;
 }
 
-SysTime FromEpochMicros(long long us) { return SysTime{std::chrono::microseconds{us}}; }
 }  // namespace
 
 void OrgRepo::Prepare(Database& db) {

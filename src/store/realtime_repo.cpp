@@ -152,20 +152,16 @@ constexpr const char* kRecording = "realtime_recording";
 constexpr const char* kRecordingSql =
     "UPDATE realtime_sessions SET recording_name = $2 WHERE id = $1";
 
-SysTime FromMicros(long long us) { return SysTime{std::chrono::microseconds{us}}; }
 std::optional<SysTime> OptionalTime(const pqxx::field& f) {
     if (f.is_null()) return std::nullopt;
-    return FromMicros(f.as<long long>());
-}
-long long Micros(SysTime t) {
-    return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+    return FromEpochMicros(f.as<long long>());
 }
 
 RealtimeSession ReadSession(const pqxx::row& r) {
     RealtimeSession s;
     s.id = r[0].as<std::string>();
     s.org_id = r[1].as<std::string>();
-    s.created_at = FromMicros(r[2].as<long long>());
+    s.created_at = FromEpochMicros(r[2].as<long long>());
     s.status = ParseSessionStatus(r[3].as<std::string>());
     s.queued = r[4].as<bool>();
     s.model = r[5].as<std::string>();
@@ -194,7 +190,7 @@ RealtimeSession ReadSession(const pqxx::row& r) {
         s.avatar_now = RealtimeSession::AvatarNow{r[27].as<std::string>(), r[28].as<std::string>(),
                                                   r[29].as<bool>()};
     }
-    s.now = FromMicros(r[30].as<long long>());
+    s.now = FromEpochMicros(r[30].as<long long>());
     s.backend_connected = r[31].as<bool>();
     s.org_tier = r[32].is_null() ? 1 : r[32].as<int>();
     return s;
@@ -320,13 +316,13 @@ boost::asio::awaitable<ConversationPage> RealtimeRepo::ListConversations(
     if (filter.avatar_id && !IsUuid(*filter.avatar_id)) co_return page;
     const std::string avatar = filter.avatar_id.value_or("");
     const std::optional<long long> start =
-        filter.start ? std::optional<long long>(Micros(*filter.start)) : std::nullopt;
+        filter.start ? std::optional<long long>(EpochMicros(*filter.start)) : std::nullopt;
     const std::optional<long long> end =
-        filter.end ? std::optional<long long>(Micros(*filter.end)) : std::nullopt;
+        filter.end ? std::optional<long long>(EpochMicros(*filter.end)) : std::nullopt;
     co_await db_.Run([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
         const pqxx::result rows =
-            after ? n.exec_prepared(kListAfter, org_id, avatar, start, end, Micros(after->at),
+            after ? n.exec_prepared(kListAfter, org_id, avatar, start, end, EpochMicros(after->at),
                                     after->id, limit + 1)
                   : n.exec_prepared(kListFirst, org_id, avatar, start, end, limit + 1);
         for (const auto& row : rows) {
@@ -384,7 +380,8 @@ boost::asio::awaitable<UsageSummary> RealtimeRepo::Usage(std::string org_id, Sys
     if (!IsUuid(org_id)) co_return out;
     co_await db_.Run([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        for (const auto& r : n.exec_prepared(kUsage, org_id, Micros(start), Micros(end))) {
+        for (const auto& r :
+             n.exec_prepared(kUsage, org_id, EpochMicros(start), EpochMicros(end))) {
             UsageDay d{r[0].as<std::string>(), r[1].as<int>(), r[2].as<std::int64_t>()};
             out.total_sessions += d.sessions;
             out.total_seconds += d.seconds;
@@ -480,7 +477,7 @@ bool RealtimeRepo::FailLostSync(const std::string& id, const std::string& by,
 }
 
 bool RealtimeRepo::AppendEntrySync(const std::string& id, const TranscriptEntry& e) {
-    const long long at = e.at ? Micros(*e.at) : 0;
+    const long long at = e.at ? EpochMicros(*e.at) : 0;
     return Changed(db_, kAppend, id, e.role, e.content.has_value(), e.content.value_or(""),
                    e.at.has_value(), at, e.tool_calls_json, e.tool_results_json);
 }

@@ -57,8 +57,6 @@ const std::string kListAfterSql =
     " AND (created_at, id) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond',"
     " $4::uuid) ORDER BY created_at DESC, id DESC LIMIT $5";
 
-SysTime FromEpochMicros(long long us) { return SysTime{std::chrono::microseconds{us}}; }
-
 std::optional<std::string> OptionalText(const pqxx::field& f) {
     if (f.is_null()) return std::nullopt;
     return f.as<std::string>();

@@ -76,8 +76,6 @@ const std::string kGenerateSql =
 constexpr std::size_t kMaxGenerateBatch = 64;
 constexpr std::size_t kGenerateSpill = 8;
 
-SysTime FromEpochMicros(long long us) { return SysTime{std::chrono::microseconds{us}}; }
-
 // ReadRouterColumns reads kColumns in their order; `text(i)` is column i as text, nullopt when
 // NULL (the same reader for libpqxx rows and the request path's PgResult).
 template <class Text>

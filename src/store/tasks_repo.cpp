@@ -170,7 +170,7 @@ TaskRecord ReadTask(const PgResult& r, int row) {
     t.endpoint = r.String(row, 1);
     t.model = r.String(row, 2);
     t.status = ParseTaskStatus(r.Text(row, 3));
-    t.created_at = SysTime{std::chrono::microseconds{r.Int64(row, 4)}};
+    t.created_at = FromEpochMicros(r.Int64(row, 4));
     t.estimated_credits = r.Double(row, 5);
     if (!r.IsNull(row, 6)) t.progress = r.Double(row, 6);
     if (!r.IsNull(row, 7)) {
@@ -228,22 +228,32 @@ std::string CreateBatchJson(const std::vector<NewTask>& tasks) {
     return out;
 }
 
+// ReadCreatedRow is one row of genhost_create_tasks (result, retry_after, created_at in epoch
+// microseconds) for `task`.
+CreateResult ReadCreatedRow(std::string_view result, std::int64_t retry_after,
+                            std::int64_t created_us, const NewTask& task) {
+    CreateResult out;
+    if (result == "rate_limited") {
+        out.kind = CreateResult::Kind::kRateLimited;
+        out.retry_after_seconds = static_cast<int>(retry_after);
+    } else if (result == "insufficient_credits") {
+        out.kind = CreateResult::Kind::kInsufficientCredits;
+    } else if (result == "spend_limited") {
+        out.kind = CreateResult::Kind::kSpendLimited;
+    } else {
+        out.status = ParseTaskStatus(result);
+        out.created_at = FromEpochMicros(created_us);
+        out.reserved_credits = ReservedCredits(task.estimated_credits);
+    }
+    return out;
+}
+
 std::vector<CreateResult> ReadCreated(const PgResult& r, const std::vector<NewTask>& tasks) {
-    std::vector<CreateResult> out(r.rows());
+    std::vector<CreateResult> out;
+    out.reserve(r.rows());
     for (int i = 0; i < r.rows(); ++i) {
-        const std::string_view result = r.Text(i, 0);
-        if (result == "rate_limited") {
-            out[i].kind = CreateResult::Kind::kRateLimited;
-            out[i].retry_after_seconds = static_cast<int>(r.Int64(i, 1));
-        } else if (result == "insufficient_credits") {
-            out[i].kind = CreateResult::Kind::kInsufficientCredits;
-        } else if (result == "spend_limited") {
-            out[i].kind = CreateResult::Kind::kSpendLimited;
-        } else {
-            out[i].status = ParseTaskStatus(result);
-            out[i].created_at = SysTime{std::chrono::microseconds{r.Int64(i, 2)}};
-            out[i].reserved_credits = ReservedCredits(tasks[i].estimated_credits);
-        }
+        out.push_back(ReadCreatedRow(r.Text(i, 0), r.Int64(i, 1),
+                                     r.IsNull(i, 2) ? 0 : r.Int64(i, 2), tasks[i]));
     }
     return out;
 }
@@ -310,21 +320,9 @@ CreateResult TaskRepo::CreateSync(const NewTask& task) {
         pqxx::work w(c);
         const auto r = w.exec_prepared(kCreate, CreateBatchJson({task}));
         w.commit();
-        const std::string result = r[0][0].as<std::string>();
-        if (result == "rate_limited") {
-            out.kind = CreateResult::Kind::kRateLimited;
-            out.retry_after_seconds = r[0][1].as<int>();
-        } else if (result == "insufficient_credits") {
-            out.kind = CreateResult::Kind::kInsufficientCredits;
-        } else if (result == "spend_limited") {
-            out.kind = CreateResult::Kind::kSpendLimited;
-        } else {
-            out.status = ParseTaskStatus(result);
-            out.created_at = SysTime{std::chrono::microseconds{r[0][2].as<std::int64_t>()}};
-        }
+        out = ReadCreatedRow(r[0][0].as<std::string>(), r[0][1].as<std::int64_t>(),
+                             r[0][2].is_null() ? 0 : r[0][2].as<std::int64_t>(), task);
     });
-    if (out.kind == CreateResult::Kind::kCreated)
-        out.reserved_credits = ReservedCredits(task.estimated_credits);
     return out;
 }
 

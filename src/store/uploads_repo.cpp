@@ -55,10 +55,6 @@ constexpr const char* kDeleteExpiredSql =
 constexpr const char* kExisting = "uploads_existing";
 constexpr const char* kExistingSql = "SELECT id::text FROM uploads WHERE id = ANY($1::uuid[])";
 
-SysTime FromEpochMicros(long long us) { return SysTime{std::chrono::microseconds{us}}; }
-
-long long EpochMicros(SysTime t) { return t.time_since_epoch().count(); }
-
 UploadRecord ReadUpload(const pqxx::row& r) {
     UploadRecord u;
     u.id = r[0].as<std::string>();

@@ -58,8 +58,6 @@ constexpr const char* kExpire = "voices_expire_output";
 constexpr const char* kExpireSql =
     "SELECT genhost_expire_output($1, make_interval(secs => $2::double precision))";
 
-SysTime FromEpochMicros(long long us) { return SysTime{std::chrono::microseconds{us}}; }
-
 VoiceRecord ReadVoice(const pqxx::row& r) {
     VoiceRecord v;
     v.id = r[0].as<std::string>();

@@ -100,8 +100,6 @@ constexpr const char* kFinishSql =
     " finished_at = clock_timestamp(), updated_at = clock_timestamp()"
     " WHERE id = $1 AND status IN ('PENDING', 'RUNNING') RETURNING id";
 
-SysTime FromEpochMicros(long long us) { return SysTime{std::chrono::microseconds{us}}; }
-
 InvocationStatus ParseInvocationStatus(std::string_view s) {
     if (s == "PENDING") return InvocationStatus::kPending;
     if (s == "RUNNING") return InvocationStatus::kRunning;

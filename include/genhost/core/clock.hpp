@@ -53,4 +53,9 @@ std::optional<SysTime> ParseDateTime(std::string_view s);
 // UnixSeconds returns seconds since the epoch.
 std::int64_t UnixSeconds(SysTime t);
 
+// EpochMicros returns microseconds since the epoch (how the repositories read and write
+// timestamps: `extract(epoch FROM t) * 1000000`); FromEpochMicros is its inverse.
+inline std::int64_t EpochMicros(SysTime t) { return t.time_since_epoch().count(); }
+inline SysTime FromEpochMicros(std::int64_t us) { return SysTime{std::chrono::microseconds{us}}; }
+
 }  // namespace genhost
