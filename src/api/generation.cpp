@@ -15,9 +15,8 @@ namespace {
 // BillingModel is the usage model a task's credits are booked under when it is not the model
 // itself: avatar videos bill as gwm1_avatar_async_text_to_video or _audio_to_video (CLIENTS.md
 // 3.3). Empty: the model.
-std::string BillingModel(const std::string& endpoint, const std::string& stored_input) {
+std::string BillingModel(const std::string& endpoint, const nlohmann::json& input) {
     if (endpoint != "avatar_videos") return {};
-    const auto input = nlohmann::json::parse(stored_input);
     const auto speech = input.find("speech");
     const bool text =
         speech != input.end() && speech->is_object() && speech->value("type", "") == "text";
@@ -102,6 +101,7 @@ asio::awaitable<Result<CreatedTask>> CreateTask(App& app, const std::string& end
         voice["profile"] = nlohmann::json::parse(found->profile_json);
     }
     const std::string id = NewOrderedUuid();
+    std::string billing_model = BillingModel(endpoint, input);
 
     // Media inputs: fetched, decoded or looked up, probed and checked on the asset pool; the
     // stored input then names the files instead of holding the bytes (src/assets, docs/assets.md).
@@ -155,7 +155,7 @@ asio::awaitable<Result<CreatedTask>> CreateTask(App& app, const std::string& end
     task.max_concurrent = limits.max_concurrent;
     task.max_daily = limits.max_daily;
     task.max_spend_credits = limits.max_spend_credits;
-    task.billing_model = BillingModel(endpoint, task.input_json);
+    task.billing_model = std::move(billing_model);
     const auto created = co_await app.tasks.Create(std::move(task));
     discard.created = created.kind == store::CreateResult::Kind::kCreated;
     if (created.kind == store::CreateResult::Kind::kInsufficientCredits ||

@@ -43,18 +43,19 @@ asio::awaitable<http::Response> GetOrganization(App& app, http::Request&,
     const auto credits = co_await app.credits.repo->Organization(who.org_id);
     nlohmann::json limits = nlohmann::json::object();
     nlohmann::json usage = nlohmann::json::object();
-    std::int64_t max_spend = 0;
     // Every model of the catalog (recipes included) with this tier's limits and its generations
     // in the rolling 24 hours of the daily limit.
     for (const auto& model : app.catalog->Models()) {
         const TierLimits tier = LimitsFor(*app.catalog, who.tier, model.id);
-        max_spend = tier.max_spend_credits;
         limits[model.id] = {{"maxConcurrentGenerations", tier.max_concurrent},
                             {"maxDailyGenerations", tier.max_daily}};
         const auto used = credits.daily_generations.find(model.id);
         usage[model.id] = {
             {"dailyGenerations", used == credits.daily_generations.end() ? 0 : used->second}};
     }
+    // The spend cap is the tier's own, the same for every model.
+    const std::int64_t max_spend =
+        LimitsFor(*app.catalog, who.tier, std::string()).max_spend_credits;
     nlohmann::json body = {{"creditBalance", credits.balance},
                            {"tier",
                             {{"maxMonthlyCreditSpend", std::max<std::int64_t>(max_spend, 0)},

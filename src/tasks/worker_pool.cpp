@@ -65,13 +65,14 @@ namespace {
 // and the builtin pipelines make the catalog's default duration, so it is priced again at that
 // length. nullopt: the reservation stands (the ledger settles, migration 0014).
 std::optional<std::int64_t> FinalCost(const catalog::Catalog& catalog,
-                                      const store::ClaimedTask& task) {
+                                      const store::ClaimedTask& task,
+                                      const nlohmann::json& request) {
+    const auto duration = request.find("duration");
+    if (duration == request.end() || !duration->is_string() || *duration != "auto") {
+        return std::nullopt;
+    }
     try {
-        auto input = nlohmann::json::parse(task.input_json);
-        const auto duration = input.find("duration");
-        if (duration == input.end() || !duration->is_string() || *duration != "auto") {
-            return std::nullopt;
-        }
+        nlohmann::json input = request;
         const auto* model = catalog.FindModel(task.model);
         if (model == nullptr) return std::nullopt;
         const auto durations =
@@ -183,9 +184,12 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
         }
     };
 
+    std::optional<std::int64_t> cost;
     try {
+        // Parsed once: moderation, the provider and the final price all read it.
+        nlohmann::json input = nlohmann::json::parse(task.input_json);
         if (options_.moderation != nullptr) {
-            if (auto hit = options_.moderation->Check(nlohmann::json::parse(task.input_json))) {
+            if (auto hit = options_.moderation->Check(input)) {
                 spdlog::info("task {} refused by moderation: {} in {}", task.id, hit->category,
                              hit->field);
                 throw providers::TaskFailure(hit->code, hit->message);
@@ -198,11 +202,11 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
             throw providers::TaskFailure("INTERNAL",
                                          "No provider named " + provider_name + " is configured");
         }
-        providers::TaskContext ctx(task.id, task.endpoint, task.model,
-                                   nlohmann::json::parse(task.input_json), job->lost, progress,
-                                   scratch, options_.inputs);
+        providers::TaskContext ctx(task.id, task.endpoint, task.model, std::move(input), job->lost,
+                                   progress, scratch, options_.inputs);
         auto outputs = it->second->Run(ctx);
         ctx.CheckCancelled();
+        cost = FinalCost(catalog_, task, ctx.input());
         for (const auto& out : outputs) {
             const std::string name = "output_" + prefix + out.suffix;
             if (out.file.empty()) {
@@ -228,8 +232,7 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
 
     bool recorded = false;
     job->finishing = true;
-    const std::optional<std::int64_t> cost =
-        status == store::TaskStatus::kSucceeded ? FinalCost(catalog_, task) : std::nullopt;
+    if (status != store::TaskStatus::kSucceeded) cost.reset();
     if (status) {
         if (*status != store::TaskStatus::kSucceeded) names.clear();
         // The database may be briefly away: keep trying while the lease can still be ours.
