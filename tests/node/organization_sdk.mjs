@@ -6,15 +6,9 @@
 // Run by the gtest NodeSdk.* (tests/http/uploads_test.cpp) through run_node_sdk.sh.
 // Environment: GENHOST_URL, GENHOST_KEY, GENHOST_PNG (a picture), GENHOST_MP4 (a short video).
 // Prints one JSON line with what it saw, or {"error": {...}}; exits 1 on an unexpected error.
-import RunwayML, { BadRequestError, NotFoundError } from '@runwayml/sdk';
+import { BadRequestError, NotFoundError } from '@runwayml/sdk';
+import { client, failure } from './sdk_common.mjs';
 import { readFileSync } from 'node:fs';
-
-const client = new RunwayML({
-  apiKey: process.env.GENHOST_KEY,
-  baseURL: process.env.GENHOST_URL,
-  defaultHeaders: { 'X-Service-Version': '2024-11-06' },
-  maxRetries: 0,
-});
 
 const image = { uri: `data:image/png;base64,${readFileSync(process.env.GENHOST_PNG).toString('base64')}` };
 const video = { uri: `data:video/mp4;base64,${readFileSync(process.env.GENHOST_MP4).toString('base64')}` };
@@ -59,24 +53,15 @@ try {
     })));
   out.usage = await client.organization.retrieveUsage({});
   out.after = await client.organization.retrieve();
-  try {
-    await client.recipes.productAd({ productImages: [], version: '2026-05' });
-    out.badBody = 'no error';
-  } catch (e) {
-    out.badBody = { is: e instanceof BadRequestError, body: e.error };
-  }
-  try {
-    await client.organization.retrieveUsage({ startDate: '2026-01-01', beforeDate: '2026-06-01' });
-    out.badRange = 'no error';
-  } catch (e) {
-    out.badRange = { is: e instanceof BadRequestError, body: e.error };
-  }
-  try {
-    await client.tasks.retrieve('00000000-0000-4000-8000-000000000000');
-    out.missing = 'no error';
-  } catch (e) {
-    out.missing = { is: e instanceof NotFoundError, status: e.status };
-  }
+  out.badBody = await failure(
+    client.recipes.productAd({ productImages: [], version: '2026-05' }),
+    BadRequestError);
+  out.badRange = await failure(
+    client.organization.retrieveUsage({ startDate: '2026-01-01', beforeDate: '2026-06-01' }),
+    BadRequestError);
+  out.missing = await failure(
+    client.tasks.retrieve('00000000-0000-4000-8000-000000000000'),
+    NotFoundError);
 } catch (e) {
   out.error = { name: e.constructor.name, message: e.message, status: e.status, body: e.error };
 }

@@ -9,23 +9,8 @@
 // Run by the gtest NodeSdk.* (tests/http/uploads_test.cpp) through run_node_sdk.sh.
 // Environment: GENHOST_URL, GENHOST_KEY. Prints one JSON line with what it saw, or
 // {"error": {...}}; exits 1 on an unexpected error.
-import RunwayML, { NotFoundError, BadRequestError } from '@runwayml/sdk';
-
-const client = new RunwayML({
-  apiKey: process.env.GENHOST_KEY,
-  baseURL: process.env.GENHOST_URL,
-  defaultHeaders: { 'X-Service-Version': '2024-11-06' },
-  maxRetries: 0,
-});
-
-async function failure(promise, kind) {
-  try {
-    await promise;
-    return 'no error';
-  } catch (e) {
-    return { is: e instanceof kind, status: e.status, body: e.error };
-  }
-}
+import { NotFoundError, BadRequestError } from '@runwayml/sdk';
+import { client, failure } from './sdk_common.mjs';
 
 const out = {};
 try {

@@ -22,7 +22,7 @@ command -v node >/dev/null && command -v npm >/dev/null \
 
 mkdir -p "$work"
 for f in package.json package-lock.json .npmrc uploads_sdk.mjs documents_sdk.mjs voices_sdk.mjs routers_sdk.mjs \
-    realtime_sdk.mjs livekit_token.mjs organization_sdk.mjs workflows_sdk.mjs; do
+    realtime_sdk.mjs livekit_token.mjs organization_sdk.mjs workflows_sdk.mjs sdk_common.mjs; do
   cmp -s "$src/$f" "$work/$f" || cp "$src/$f" "$work/$f"
 done
 if [ ! -d "$work/node_modules/@runwayml/sdk" ] \

@@ -8,14 +8,8 @@
 // Run by the gtest NodeSdk.* (tests/http/uploads_test.cpp) through run_node_sdk.sh.
 // Environment: GENHOST_URL, GENHOST_KEY. Prints one JSON line with what it saw, or
 // {"error": {...}}; exits 1 on an unexpected error.
-import RunwayML, { BadRequestError, NotFoundError } from '@runwayml/sdk';
-
-const client = new RunwayML({
-  apiKey: process.env.GENHOST_KEY,
-  baseURL: process.env.GENHOST_URL,
-  defaultHeaders: { 'X-Service-Version': '2024-11-06' },
-  maxRetries: 0,
-});
+import { BadRequestError, NotFoundError } from '@runwayml/sdk';
+import { client, failure } from './sdk_common.mjs';
 
 const prompt = '0c8f6a52-4f7e-4d0b-9a51-2d3c4b5a6f70';
 const still = '1d9a7b63-5a8f-4e1c-8b62-3e4d5c6b7a81';
@@ -74,20 +68,14 @@ try {
                           bytes: (await r.arrayBuffer()).byteLength };
   }
   out.spent = before - (await client.organization.retrieve()).creditBalance;
-  try {
-    await client.workflows.run(version.id, {
+  out.badOverride = await failure(
+    client.workflows.run(version.id, {
       nodeOutputs: { [prompt]: { value: { type: 'primitive', value: 42 } } },
-    });
-    out.badOverride = 'no error';
-  } catch (e) {
-    out.badOverride = { is: e instanceof BadRequestError, body: e.error };
-  }
-  try {
-    await client.workflows.retrieve('00000000-0000-4000-8000-000000000000');
-    out.missing = 'no error';
-  } catch (e) {
-    out.missing = { is: e instanceof NotFoundError, status: e.status };
-  }
+    }),
+    BadRequestError);
+  out.missing = await failure(
+    client.workflows.retrieve('00000000-0000-4000-8000-000000000000'),
+    NotFoundError);
 } catch (e) {
   out.error = { name: e.constructor.name, message: e.message, status: e.status, body: e.error };
 }
