@@ -45,6 +45,7 @@
 #include "genhost/tasks/voice_processor.hpp"
 #include "genhost/tasks/worker_pool.hpp"
 #include "genhost/tasks/workflow_runner.hpp"
+#include "genhost/validate/json_body.hpp"
 #include "genhost/validate/schema_set.hpp"
 
 #include <spdlog/spdlog.h>
@@ -707,7 +708,17 @@ int Workflows(const Settings& s, const std::vector<std::string>& args) {
     }
     nlohmann::json body;
     try {
-        body = nlohmann::json::parse(ReadFile(args[2]));
+        // As an HTTP body is parsed (depth-limited, UTF-8 checked): the checks that follow walk
+        // the document recursively, so 50,000 nested brackets would overflow the stack.
+        auto parsed =
+            genhost::validate::ParseRequestJson(ReadFile(args[2]), genhost::api::kMaxJsonDepth);
+        if (!parsed) {
+            std::cerr << "genhost workflows publish: " << args[2] << ": " << parsed.error().message;
+            for (const auto& issue : parsed.error().issues) std::cerr << ": " << issue.message;
+            std::cerr << "\n";
+            return 1;
+        }
+        body = std::move(*parsed);
     } catch (const std::exception& e) {
         std::cerr << "genhost workflows publish: " << args[2] << ": " << e.what() << "\n";
         return 1;

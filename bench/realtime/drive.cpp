@@ -14,6 +14,7 @@
 // Usage: genhost_realtime_drive --port P --key KEY [--sessions N] [--turns T]
 //          [--mode spoken|typed] [--question TEXT] [--jitter SECONDS]
 // Prints one JSON object.
+#include "client.hpp"
 #include "genhost/media/audio.hpp"
 
 #include <boost/asio/connect.hpp>
@@ -41,6 +42,8 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace websocket = beast::websocket;
 using Clock = std::chrono::steady_clock;
+using genhost::bench::ReadySession;
+using genhost::bench::Request;
 using nlohmann::json;
 
 namespace {
@@ -54,26 +57,6 @@ struct Options {
     std::string question = "when does the restaurant open";
     double jitter = 0;  // seconds: each turn waits a random 0..jitter first (users out of step)
 };
-
-json Request(unsigned short port, const std::string& key, http::verb verb,
-             const std::string& target, const std::string& body = "") {
-    asio::io_context io;
-    asio::ip::tcp::socket socket(io);
-    socket.connect({asio::ip::make_address("127.0.0.1"), port});
-    http::request<http::string_body> req{verb, target, 11};
-    req.set(http::field::host, "127.0.0.1");
-    req.set(http::field::authorization, "Bearer " + key);
-    req.set("X-Service-Version", "2024-11-06");
-    req.set(http::field::content_type, "application/json");
-    req.body() = body;
-    req.prepare_payload();
-    http::write(socket, req);
-    beast::flat_buffer buffer;
-    http::response<http::string_body> res;
-    http::read(socket, buffer, res);
-    if (res.body().empty()) return json::object();
-    return json::parse(res.body(), nullptr, false);
-}
 
 std::vector<std::int16_t> Spoken(const std::string& text) {
     genhost::media::SpeechParams params;
@@ -116,23 +99,14 @@ class Session {
 
   private:
     void Drive(Result& r) {
-        const json created =
-            Request(o_.port, o_.key, http::verb::post, "/v1/realtime_sessions",
-                    json{{"model", "gwm1_avatars"},
-                         {"avatar", {{"type", "service-preset"}, {"presetId", "human-resource"}}},
-                         {"startScript", "Hello."},
-                         {"personality", "A helpful host."},
-                         {"maxDuration", 1800}}
-                        .dump());
-        const std::string id = created.value("id", "");
-        if (id.empty()) throw std::runtime_error("create: " + created.dump());
-        json session;
-        for (int i = 0; i < 600; ++i) {
-            session = Request(o_.port, o_.key, http::verb::get, "/v1/realtime_sessions/" + id);
-            if (session.value("status", "") == "READY") break;
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        }
-        if (session.value("status", "") != "READY") throw std::runtime_error("never READY");
+        const json session =
+            ReadySession(o_.port, o_.key,
+                         {{"model", "gwm1_avatars"},
+                          {"avatar", {{"type", "service-preset"}, {"presetId", "human-resource"}}},
+                          {"startScript", "Hello."},
+                          {"personality", "A helpful host."},
+                          {"maxDuration", 1800}});
+        const std::string id = session["id"];
         const json credentials =
             Request(o_.port, session["sessionKey"].get<std::string>(), http::verb::post,
                     "/v1/realtime_sessions/" + id + "/consume");

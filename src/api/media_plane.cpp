@@ -6,7 +6,8 @@
 // for a session that is not live here). Once upgraded, the participant is attached to the live
 // session under the token's identity (one connection per identity), told `{"type": "joined"}`,
 // and every message it sends is posted to the session's runtime: text messages are JSON data
-// messages, binary messages media. Closing the socket detaches it.
+// messages, binary messages media. Closing the socket detaches it. A participant whose messages
+// pile up past LiveSession::kMaxQueuedBytes unread is told why and closed with 1008.
 #include "handlers.hpp"
 
 #include "genhost/core/crypto.hpp"
@@ -30,6 +31,9 @@ class SocketParticipant : public tasks::Participant {
   private:
     std::shared_ptr<http::WebSocket> ws_;
 };
+
+constexpr const char* kFloodReason =
+    "flooding: over 1 MiB of messages waiting for the session; send audio at real-time pace";
 
 http::Response Refuse(const App& app, const ApiError& error) {
     return http::Response::Error(error, app.doc_url);
@@ -79,12 +83,22 @@ asio::awaitable<void> Run(App& app, http::Request& req, std::shared_ptr<http::We
     }
     for (;;) {
         auto message = co_await ws->Read();
-        if (!message) break;
+        // Closed on this side (the session ended, or disconnected this participant for
+        // flooding): nothing more it sends is read; the server tears the connection down.
+        if (!message || !ws->open()) break;
         // A participant without publish rights (the backend) sends data, never media.
         if (message->binary && !claims.can_publish) continue;
-        live->Post(
+        const bool taken = live->Post(
             {message->binary ? tasks::RoomEvent::Kind::kBinary : tasks::RoomEvent::Kind::kText,
              claims.identity, std::move(message->data)});
+        if (!taken) {
+            // It sends faster than the session takes what it sends (a flood, or audio far past
+            // real time): what it queued is bounded, and the socket closed.
+            const std::string why = kFloodReason;
+            ws->Send(nlohmann::json{{"type", "error"}, {"message", why}}.dump(), false);
+            ws->Close(http::ws_close::kPolicyViolation, why);
+            break;
+        }
     }
     live->Detach(claims.identity, participant.get());
 }

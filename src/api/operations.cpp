@@ -3,6 +3,7 @@
 #include "genhost/core/clock.hpp"
 #include "genhost/core/ids.hpp"
 #include "genhost/core/resources.hpp"
+#include "genhost/core/utf8.hpp"
 
 #include <charconv>
 
@@ -205,6 +206,12 @@ void ValueIssue(const OJson& schema, const std::string& value, std::vector<std::
                               "Number must be greater than or equal to " +
                                   std::to_string(schema["minimum"].get<long long>())});
         }
+        return;
+    }
+    // Query values are percent-decoded bytes: text must be UTF-8 before it is echoed in a
+    // message, compared or sent to PostgreSQL (which refuses it: a 500 otherwise).
+    if (!IsValidUtf8(value)) {
+        issues.push_back({"invalid_string", std::move(path), "String must be valid UTF-8"});
         return;
     }
     if (schema.contains("enum")) {

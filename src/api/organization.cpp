@@ -18,6 +18,12 @@ using std::chrono::days;
 using std::chrono::sys_days;
 using std::chrono::year_month_day;
 
+// The days a usage range may cover: four-digit years from year 1 (there is no year 0: PostgreSQL
+// refuses it, and a default range reaching before year 1 was a 500).
+constexpr sys_days kFirstDay{std::chrono::year{1} / 1 / 1};
+constexpr sys_days kLastDay{std::chrono::year{9999} / 12 / 31};
+constexpr const char* kDateRangeMessage = "Dates run from 0001-01-01 to 9999-12-31";
+
 // ParseDay reads a validated YYYY-MM-DD (format date) as a day.
 std::optional<sys_days> ParseDay(const std::string& text) {
     int y = 0;
@@ -77,7 +83,11 @@ asio::awaitable<http::Response> GetUsage(App& app, http::Request& req, const aut
     const auto read = [&](const char* name, std::optional<sys_days>& day) {
         if (!input.contains(name)) return;
         day = ParseDay(input.at(name).get<std::string>());
-        if (!day) issues.push_back({"invalid_date", {name}, "Not a calendar date"});
+        if (!day) {
+            issues.push_back({"invalid_date", {name}, "Not a calendar date"});
+        } else if (*day < kFirstDay || *day > kLastDay) {
+            issues.push_back({"invalid_date", {name}, kDateRangeMessage});
+        }
     };
     read("startDate", start);
     read("beforeDate", before);
@@ -90,9 +100,10 @@ asio::awaitable<http::Response> GetUsage(App& app, http::Request& req, const aut
         start = today - days{kDefaultUsageDays};
         before = today + days{1};
     } else if (!before) {
-        before = *start + days{kDefaultUsageDays};
+        before = std::min(*start + days{kDefaultUsageDays}, kLastDay + days{1});
     } else if (!start) {
-        start = *before - days{kDefaultUsageDays};
+        // Never before the first day PostgreSQL's dates and our 4-digit years both hold.
+        start = std::max(*before - days{kDefaultUsageDays}, kFirstDay);
     }
     if (*before <= *start) {
         issues.push_back({"invalid_range", {"beforeDate"}, "beforeDate must be after startDate"});

@@ -234,8 +234,20 @@ void CheckNodeInput(const validate::SchemaSet& schemas, const std::string& endpo
                     std::vector<Issue>& issues) {
     // Which fed fields are media fields, and of which kind: asked of the body with a media
     // string in every fed field (a text in a media field selects no union branch).
+    // Every target is checked against the schema's shape and bounds before anything is written:
+    // nlohmann's pointer assignment grows an array to any index it names.
+    for (auto& f : feeds) {
+        const auto problem = schemas.FieldPlace(endpoint, body, f.edge->segments);
+        if (!problem) continue;
+        issues.push_back(
+            {"custom",
+             {"graph", "edges", std::to_string(f.edge->index), "target", "field"},
+             "The input has no place for field " + FieldText(f.edge->segments) + ": " + *problem});
+        f.edge->bad = true;
+    }
     json probe = body;
     for (auto& f : feeds) {
+        if (f.edge->bad) continue;
         try {
             probe[json::json_pointer(f.edge->pointer)] = kUpstreamPlaceholder;
             body[json::json_pointer(f.edge->pointer)] = f.value;

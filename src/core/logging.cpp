@@ -1,5 +1,7 @@
 #include "genhost/core/logging.hpp"
 
+#include "genhost/core/utf8.hpp"
+
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -29,31 +31,6 @@ std::shared_ptr<spdlog::logger>& AccessSlot() {
     return logger;
 }
 
-// Utf8Length returns the length of the well-formed UTF-8 sequence at the start of `s` (Unicode's
-// table 3-7: no overlong forms, no surrogates, nothing past U+10FFFF), or 0 when there is none.
-std::size_t Utf8Length(std::string_view s) {
-    const auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-    const auto in = [](unsigned char c, unsigned char lo, unsigned char hi) {
-        return c >= lo && c <= hi;
-    };
-    const unsigned char c = b(0);
-    if (c < 0x80) return 1;
-    if (in(c, 0xc2, 0xdf)) return s.size() >= 2 && in(b(1), 0x80, 0xbf) ? 2 : 0;
-    if (in(c, 0xe0, 0xef)) {
-        if (s.size() < 3) return 0;
-        const unsigned char lo = c == 0xe0 ? 0xa0 : 0x80;
-        const unsigned char hi = c == 0xed ? 0x9f : 0xbf;
-        return in(b(1), lo, hi) && in(b(2), 0x80, 0xbf) ? 3 : 0;
-    }
-    if (in(c, 0xf0, 0xf4)) {
-        if (s.size() < 4) return 0;
-        const unsigned char lo = c == 0xf0 ? 0x90 : 0x80;
-        const unsigned char hi = c == 0xf4 ? 0x8f : 0xbf;
-        return in(b(1), lo, hi) && in(b(2), 0x80, 0xbf) && in(b(3), 0x80, 0xbf) ? 4 : 0;
-    }
-    return 0;
-}
-
 }  // namespace
 
 std::string JsonEscape(std::string_view s) {
@@ -64,7 +41,7 @@ std::string JsonEscape(std::string_view s) {
         if (c >= 0x80) {
             // UTF-8 is kept as it is; a byte that starts no well-formed sequence becomes U+FFFD,
             // so a line stays valid JSON (and valid UTF-8) whatever a client sent.
-            const std::size_t n = Utf8Length(s.substr(i));
+            const std::size_t n = Utf8SequenceLength(s.substr(i));
             if (n == 0) {
                 out += "\\ufffd";
                 ++i;

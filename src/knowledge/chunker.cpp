@@ -52,10 +52,35 @@ bool IsFence(std::string_view line, char& fence) {
 }
 
 struct Section {
-    std::string heading;
+    std::string heading;    // the path, bounded (kMaxHeadingPath)
+    std::string title;      // its own title alone, bounded (kMaxHeadingTitle)
     std::size_t begin = 0;  // the text after the heading line
     std::size_t end = 0;
 };
+
+// Capped cuts `text` to at most `max` bytes between two characters, marking the cut with "…".
+std::string Capped(std::string_view text, std::size_t max) {
+    if (text.size() <= max) return std::string(text);
+    std::size_t end = max - 3;  // room for "…" (3 bytes)
+    while (end > 0 && IsContinuation(text[end])) --end;
+    return std::string(text.substr(0, end)) + "\u2026";
+}
+
+// PathOf joins the open headings' titles with " > ", keeping the innermost ones when the whole
+// would pass kMaxHeadingPath ("… > Linux > Debian").
+std::string PathOf(const std::vector<std::pair<int, std::string>>& path) {
+    std::string out;
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+        if (it->second.empty()) continue;
+        const std::string joined = out.empty() ? it->second : it->second + " > " + out;
+        if (joined.size() > kMaxHeadingPath) {
+            out = out.empty() ? Capped(it->second, kMaxHeadingPath) : "\u2026 > " + out;
+            break;
+        }
+        out = joined;
+    }
+    return out;
+}
 
 std::vector<Section> Sections(std::string_view content) {
     std::vector<Section> sections;
@@ -83,13 +108,10 @@ std::vector<Section> Sections(std::string_view content) {
             current.end = pos;
             sections.push_back(current);
             while (!path.empty() && path.back().first >= level) path.pop_back();
-            path.emplace_back(level, title);
+            path.emplace_back(level, Capped(title, kMaxHeadingTitle));
             current = Section{};
-            for (const auto& [l, t] : path) {
-                if (t.empty()) continue;
-                if (!current.heading.empty()) current.heading += " > ";
-                current.heading += t;
-            }
+            current.title = path.back().second;
+            current.heading = PathOf(path);
             current.begin = std::min(end + 1, content.size());
         }
         pos = end + 1;
@@ -148,22 +170,32 @@ std::size_t WordStartAtOrAfter(std::string_view content, std::size_t at, std::si
 
 }  // namespace
 
+std::size_t IndexBudget(std::size_t content_bytes) {
+    return kIndexBudgetFactor * content_bytes + kIndexBudgetSlack;
+}
+
 std::vector<Chunk> ChunkDocument(std::string_view content, const ChunkOptions& options) {
     const std::size_t target = std::max<std::size_t>(options.target, 16);
     const std::size_t overlap = std::min(options.overlap, target / 2 - 1);
+    const std::vector<Section> sections = Sections(content);
     std::vector<Chunk> chunks;
-    for (const Section& s : Sections(content)) {
+    std::vector<std::size_t> section_of;  // chunks[i] is a piece of sections[section_of[i]]
+    const auto add = [&](std::size_t section, std::string text, std::size_t start) {
+        chunks.push_back({std::string(), std::move(text), start});
+        section_of.push_back(section);
+    };
+    for (std::size_t k = 0; k < sections.size(); ++k) {
+        const Section& s = sections[k];
         std::size_t begin = s.begin;
         std::size_t end = s.end;
         Trim(content, begin, end);
         if (begin >= end) {
-            if (!s.heading.empty()) chunks.push_back({s.heading, "", begin});
+            if (!s.heading.empty()) add(k, std::string(), begin);
             continue;
         }
         while (begin < end) {
             if (end - begin <= target) {
-                chunks.push_back(
-                    {s.heading, std::string(content.substr(begin, end - begin)), begin});
+                add(k, std::string(content.substr(begin, end - begin)), begin);
                 break;
             }
             const std::size_t cut = CutBefore(content, begin, begin + target);
@@ -171,9 +203,8 @@ std::vector<Chunk> ChunkDocument(std::string_view content, const ChunkOptions& o
             std::size_t piece_begin = begin;
             Trim(content, piece_begin, piece_end);
             if (piece_begin < piece_end) {
-                chunks.push_back({s.heading,
-                                  std::string(content.substr(piece_begin, piece_end - piece_begin)),
-                                  piece_begin});
+                add(k, std::string(content.substr(piece_begin, piece_end - piece_begin)),
+                    piece_begin);
             }
             // The next piece overlaps this one, and always moves on.
             std::size_t next = cut > begin + overlap ? cut - overlap : cut;
@@ -183,6 +214,33 @@ std::vector<Chunk> ChunkDocument(std::string_view content, const ChunkOptions& o
             Trim(content, begin, end);
         }
     }
+    // Headings are what the index repeats: every chunk carries one. They get what the budget
+    // leaves beyond the texts: first each chunk its section's own title, then, in document
+    // order, the whole path instead. An ordinary document has room for every path.
+    std::size_t used = 0;
+    for (const auto& c : chunks) used += c.text.size();
+    const std::size_t budget = IndexBudget(content.size());
+    std::size_t room = budget > used ? budget - used : 0;
+    for (std::size_t i = 0; i < chunks.size(); ++i) {
+        const std::string& title = sections[section_of[i]].title;
+        if (title.size() > room) continue;
+        chunks[i].heading = title;
+        room -= title.size();
+    }
+    for (std::size_t i = 0; i < chunks.size(); ++i) {
+        const Section& s = sections[section_of[i]];
+        if (chunks[i].heading.size() != s.title.size() || s.heading.size() <= s.title.size()) {
+            continue;  // no title fitted, or the path is no longer than the title
+        }
+        const std::size_t extra = s.heading.size() - s.title.size();
+        if (extra > room) continue;
+        chunks[i].heading = s.heading;
+        room -= extra;
+    }
+    // A heading with no text that got no room adds nothing worth finding.
+    chunks.erase(std::remove_if(chunks.begin(), chunks.end(),
+                                [](const Chunk& c) { return c.text.empty() && c.heading.empty(); }),
+                 chunks.end());
     return chunks;
 }
 

@@ -24,6 +24,7 @@
 #include <mutex>
 
 #include "genhost/core/ids.hpp"
+#include "genhost/core/utf8.hpp"
 #include "genhost/realtime/engine.hpp"
 
 namespace genhost::realtime {
@@ -42,6 +43,14 @@ constexpr std::uint32_t kHeaderLimit = 16 * 1024;
 constexpr std::uint64_t kBodyLimit = 16 * 1024 * 1024;
 constexpr std::size_t kLineLimit = 1024 * 1024;
 constexpr std::size_t kErrorBodyShown = 300;
+constexpr std::size_t kMaxJsonDepth = 64;
+
+// ParseModelJson parses what the language model's server sent, discarded when it is not JSON or
+// nests deeper than kMaxJsonDepth (what it holds is dumped again later, recursively).
+json ParseModelJson(std::string_view text) {
+    if (JsonNestingDepth(text) > kMaxJsonDepth) return json(json::value_t::discarded);
+    return json::parse(text, nullptr, false);
+}
 constexpr int kKnowledgeChunks = 4;
 
 // Dump is json::dump that never throws on invalid UTF-8 (it is replaced).
@@ -340,7 +349,7 @@ class Completion {
             if (partial.object) {
                 call.arguments = *partial.object;
             } else {
-                json parsed = json::parse(partial.arguments, nullptr, false);
+                json parsed = ParseModelJson(partial.arguments);
                 // An unparsable arguments string keeps the call, with no arguments.
                 if (parsed.is_object()) call.arguments = std::move(parsed);
             }
@@ -484,7 +493,7 @@ class EventStream {
             over_ = true;
             return;
         }
-        json chunk = json::parse(trimmed, nullptr, false);
+        json chunk = ParseModelJson(trimmed);
         if (chunk.is_discarded()) {
             // Servers that put one chunk per `data:` line without the empty line between them.
             if (trimmed.find('\n') != std::string_view::npos && EachLine(trimmed)) return;
@@ -505,7 +514,7 @@ class EventStream {
             if (line == "[DONE]") {
                 chunks.emplace_back(nullptr);
             } else if (line.find_first_not_of(" \t\r") != std::string_view::npos) {
-                json chunk = json::parse(line, nullptr, false);
+                json chunk = ParseModelJson(line);
                 if (chunk.is_discarded()) return false;
                 chunks.push_back(std::move(chunk));
             }
@@ -578,7 +587,7 @@ struct Exchange {
         if (mode == Mode::kEvents) {
             events.End();
         } else if (mode == Mode::kWhole) {
-            json answer = json::parse(whole, nullptr, false);
+            json answer = ParseModelJson(whole);
             if (answer.is_discarded()) {
                 completion.Fail("the language model's answer is not JSON: " + Start(whole, 120));
             } else {

@@ -55,10 +55,14 @@ constexpr const char* kInvocationColumns =
     "i.id::text, i.org_id::text, i.version_id::text, i.status, i.progress, i.failure,"
     " i.failure_code, (extract(epoch FROM i.created_at) * 1000000)::bigint";
 constexpr const char* kGetInvocation = "workflows_get_invocation";
+// A succeeded node whose task has since been deleted (DELETE /v1/tasks/{id}, the retention
+// sweep) has no outputs left to sign: it lists none, as the task itself answers 404.
 const std::string kGetInvocationSql =
     std::string("SELECT ") + kInvocationColumns +
     ", coalesce((SELECT json_agg(json_build_array(n.node_id, n.name, n.position, n.status,"
-    " coalesce(n.task_id::text, ''), n.outputs, coalesce(n.error, ''),"
+    " coalesce(n.task_id::text, ''), CASE WHEN n.outputs IS NULL OR EXISTS (SELECT 1 FROM tasks t"
+    "   WHERE t.id = n.task_id AND NOT t.deleted) THEN n.outputs ELSE '[]'::jsonb END,"
+    " coalesce(n.error, ''),"
     " coalesce(n.error_code, '')) ORDER BY n.position)"
     " FROM workflow_invocation_nodes n WHERE n.invocation_id = i.id), '[]')::text"
     " FROM workflow_invocations i WHERE i.id = $1 AND i.org_id = $2";

@@ -1,17 +1,20 @@
 #include "genhost/tasks/realtime_conversation.hpp"
 
 #include "genhost/core/ids.hpp"
+#include "genhost/core/utf8.hpp"
 #include "genhost/media/video.hpp"
 #include "genhost/providers/live_avatar.hpp"
 
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 namespace genhost::tasks {
@@ -26,6 +29,78 @@ constexpr std::uint8_t kAudioMessage = 0x01;
 constexpr std::uint8_t kVideoMessage = 0x02;
 constexpr int kPreRollMs = 200;  // audio before the detector's start given to the recognizer
 constexpr const char* kInterrupted = " [interrupted]";
+// What a participant's messages may be (docs/realtime.md, "Limits"): the nesting of a data
+// message, the bytes of a typed turn, the audio a user may send ahead of real time, and the user
+// turns that may wait for the avatar's answer.
+constexpr std::size_t kMaxMessageDepth = 64;
+constexpr std::size_t kMaxTypedBytes = 2000;
+constexpr std::int64_t kAudioAheadMs = 1000;
+constexpr std::uint64_t kFloodAudioMs = 10000;  // dropped past this, the user is disconnected
+constexpr std::uint16_t kPolicyViolation = 1008;
+constexpr std::size_t kMaxWaitingTurns = 4;
+constexpr const char* kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+bool HasNul(const json& value) {
+    if (value.is_string())
+        return value.get_ref<const std::string&>().find('\0') != std::string::npos;
+    if (value.is_array()) return std::any_of(value.begin(), value.end(), HasNul);
+    if (value.is_object()) {
+        for (const auto& [key, item] : value.items()) {
+            if (key.find('\0') != std::string::npos || HasNul(item)) return true;
+        }
+    }
+    return false;
+}
+
+// ScrubNul replaces U+0000 in `text` (which PostgreSQL cannot store: text ends there, jsonb
+// refuses it) with U+FFFD; what the engine says or a tool returns is kept, not refused.
+std::string ScrubNul(std::string text) {
+    for (std::size_t at; (at = text.find('\0')) != std::string::npos;) {
+        text.replace(at, 1, kReplacement);
+    }
+    return text;
+}
+
+void ScrubNul(json& value) {
+    if (value.is_string()) {
+        auto& text = value.get_ref<std::string&>();
+        if (text.find('\0') != std::string::npos) text = ScrubNul(std::move(text));
+    } else if (value.is_array()) {
+        for (auto& item : value) ScrubNul(item);
+    } else if (value.is_object()) {
+        json scrubbed = json::object();
+        for (auto& [key, item] : value.items()) {
+            ScrubNul(item);
+            scrubbed[ScrubNul(key)] = std::move(item);
+        }
+        value = std::move(scrubbed);
+    }
+}
+
+// ParseDataMessage reads a participant's text message: a JSON object, nested at most
+// kMaxMessageDepth deep, whose "type" is a string, with no U+0000 anywhere. nullopt, and `why`,
+// otherwise.
+std::optional<json> ParseDataMessage(const std::string& data, std::string& why) {
+    if (JsonNestingDepth(data) > kMaxMessageDepth) {
+        why = "The message nests deeper than " + std::to_string(kMaxMessageDepth) + " levels";
+        return std::nullopt;
+    }
+    json message = json::parse(data, nullptr, false);
+    if (!message.is_object()) {
+        why = "A data message is a JSON object";
+        return std::nullopt;
+    }
+    const auto type = message.find("type");
+    if (type == message.end() || !type->is_string()) {
+        why = "A data message has a string \"type\"";
+        return std::nullopt;
+    }
+    if (HasNul(message)) {
+        why = "A data message must not contain U+0000";
+        return std::nullopt;
+    }
+    return message;
+}
 
 // MediaMessage is a binary message of the media plane: kind, the time in ms since the session
 // started (little-endian uint32), the payload.
@@ -72,9 +147,11 @@ class Conversation {
             if (!context_.start_script.empty()) Enqueue({Job::Kind::kSay, context_.start_script});
             EventLoop();
         } catch (const std::exception& e) {
+            // The library's text is for the log, not the session's failure.
             spdlog::error("realtime session {}: {}", row_.id, e.what());
-            end = SessionEnd{"The session failed: " + std::string(e.what()), "INTERNAL"};
+            end = SessionEnd{"The session failed: internal error", "INTERNAL"};
         }
+        LogDrops();
         {
             std::lock_guard lock(mu_);
             done_ = true;
@@ -83,15 +160,19 @@ class Conversation {
         cv_.notify_all();
         thinker.join();
         player.join();
-        if (options_.record) {
-            try {
-                Record();
-            } catch (const std::exception& e) {
-                spdlog::warn("realtime session {}: the recording was not written: {}", row_.id,
-                             e.what());
-            }
-        }
         return end;
+    }
+
+    // Finish writes the recording (once the session's end is recorded: it is not the user's
+    // time).
+    void Finish() {
+        if (!options_.record) return;
+        try {
+            Record();
+        } catch (const std::exception& e) {
+            spdlog::warn("realtime session {}: the recording was not written: {}", row_.id,
+                         e.what());
+        }
     }
 
   private:
@@ -152,7 +233,8 @@ class Conversation {
     }
 
     // Append writes a transcript entry (one writer at a time: entries are numbered in order).
-    void Append(const store::TranscriptEntry& entry) {
+    void Append(store::TranscriptEntry entry) {
+        if (entry.content) entry.content = ScrubNul(std::move(*entry.content));
         std::lock_guard lock(append_mu_);
         deps_.sessions->AppendEntrySync(row_.id, entry);
     }
@@ -175,26 +257,15 @@ class Conversation {
             if (!event) continue;
             if (event->kind == RoomEvent::Kind::kLeft && event->identity == "user") return;
             if (event->kind == RoomEvent::Kind::kText) {
-                const json message = json::parse(event->data, nullptr, false);
-                if (!message.is_object()) continue;
-                const std::string type = message.value("type", "");
-                if (event->identity == "user" && type == "END_CALL") return;
-                if (event->identity == "user" && type == "user_text" && message.contains("text") &&
-                    message["text"].is_string()) {
-                    const std::string text = message["text"];
-                    if (!text.empty()) Utterance(text.substr(0, 2000));
-                } else if (event->identity == "backend" && type == "rpc_response") {
-                    std::lock_guard lock(mu_);
-                    rpc_answers_[message.value("id", "")] = message;
-                    cv_.notify_all();
-                }
+                if (!DataMessage(*event)) return;
                 continue;
             }
             if (event->kind != RoomEvent::Kind::kBinary || event->identity != "user") continue;
             const std::string& data = event->data;
             // [kind][ms, uint32][pcm16 little-endian...], as the server's own media messages.
             if (data.size() < 7 || static_cast<std::uint8_t>(data[0]) != kAudioMessage) continue;
-            const std::size_t count = (data.size() - 5) / 2;
+            const std::size_t count = Admitted(*event, (data.size() - 5) / 2);
+            if (count == 0) continue;
             std::vector<std::int16_t> pcm(count);
             std::memcpy(pcm.data(), data.data() + 5, count * 2);
             RecordUser(pcm);
@@ -207,7 +278,7 @@ class Conversation {
                 } else if (recognizer_->in_utterance()) {
                     recognizer_->Feed(pcm);
                     const std::string text = recognizer_->EndUtterance();
-                    if (!text.empty()) Utterance(text);
+                    if (!text.empty() && !TooManyWaiting("user")) Utterance(text);
                 }
             }
             if (recognizer_->in_utterance() && vad_->speaking()) recognizer_->Feed(pcm);
@@ -216,6 +287,93 @@ class Conversation {
                 if (preroll.size() > preroll_samples) preroll.pop_front();
             }
         }
+    }
+
+    // Admitted says how many of the `count` samples of a user's audio message are taken: the
+    // user's audio is paced by its arrival, at most kAudioAheadMs ahead of real time since its
+    // first message; the rest is dropped (counted), so neither the recording nor the recognizer
+    // ever holds more than real time.
+    std::size_t Admitted(const RoomEvent& event, std::size_t count) {
+        if (audio_samples_ == 0 && dropped_samples_ == 0) first_audio_ = event.arrived;
+        const auto since =
+            std::chrono::duration_cast<std::chrono::milliseconds>(event.arrived - first_audio_)
+                .count();
+        const auto allowed =
+            static_cast<std::uint64_t>(std::max<std::int64_t>(since, 0) + kAudioAheadMs) * kRate /
+            1000;
+        const std::uint64_t room = allowed > audio_samples_ ? allowed - audio_samples_ : 0;
+        const std::size_t taken = static_cast<std::size_t>(std::min<std::uint64_t>(count, room));
+        audio_samples_ += taken;
+        dropped_samples_ += count - taken;
+        if (!flood_closed_ && dropped_samples_ > kFloodAudioMs * kRate / 1000) {
+            // Far more than a microphone's backlog: a flood. The session keeps what it took.
+            flood_closed_ = true;
+            live_.Disconnect("user", kPolicyViolation,
+                             "flooding: audio far faster than real time; send audio at real-time "
+                             "pace");
+        }
+        return taken;
+    }
+
+    // Refuse answers a participant's message that was dropped, and counts it.
+    void Refuse(const std::string& identity, const std::string& why) {
+        ++refused_messages_;
+        live_.SendTo(identity, json{{"type", "error"}, {"message", why}}.dump(), false);
+    }
+
+    // TooManyWaiting refuses a user turn while kMaxWaitingTurns wait for the avatar already.
+    bool TooManyWaiting(const std::string& identity) {
+        {
+            std::lock_guard lock(mu_);
+            if (jobs_.size() < kMaxWaitingTurns) return false;
+        }
+        Refuse(identity, "The avatar has " + std::to_string(kMaxWaitingTurns) +
+                             " turns to answer already: wait for its reply");
+        return true;
+    }
+
+    // DataMessage handles a participant's text message; false when the session should end.
+    // A malformed one is dropped and answered with {"type": "error", "message"}; the session
+    // goes on.
+    bool DataMessage(const RoomEvent& event) {
+        std::string why;
+        const auto message = ParseDataMessage(event.data, why);
+        if (!message) {
+            Refuse(event.identity, why);
+            return true;
+        }
+        const std::string& type = (*message)["type"].get_ref<const std::string&>();
+        if (event.identity == "user" && type == "END_CALL") return false;
+        if (event.identity == "user" && type == "user_text") {
+            const auto text = message->find("text");
+            if (text == message->end() || !text->is_string()) {
+                Refuse(event.identity, "user_text has a string \"text\"");
+                return true;
+            }
+            // At most kMaxTypedBytes, cut between two characters.
+            const std::string typed(
+                Utf8Prefix(text->get_ref<const std::string&>(), kMaxTypedBytes));
+            if (!typed.empty() && !TooManyWaiting(event.identity)) Utterance(typed);
+            return true;
+        }
+        if (event.identity == "backend" && type == "rpc_response") {
+            const auto id = message->find("id");
+            if (id == message->end() || !id->is_string()) {
+                Refuse(event.identity, "rpc_response has the string \"id\" of its rpc_request");
+                return true;
+            }
+            std::lock_guard lock(mu_);
+            // Only an answer a call waits for is kept; a late or unsolicited one is dropped.
+            if (waiting_rpc_.count(id->get_ref<const std::string&>()) == 0) {
+                ++unmatched_answers_;
+                return true;
+            }
+            rpc_answers_[id->get<std::string>()] = *message;
+            cv_.notify_all();
+            return true;
+        }
+        ++ignored_messages_;  // a type this side does not take: ignored, as before
+        return true;
     }
 
     void Utterance(const std::string& text) {
@@ -345,6 +503,7 @@ class Conversation {
                 for (const auto& c : reply.tool_calls) {
                     calls.push_back({{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
                 }
+                ScrubNul(calls);
                 entry.tool_calls_json = calls.dump();
                 json out = json::array();
                 for (const auto& r : results) {
@@ -355,6 +514,7 @@ class Conversation {
                                  {"durationMs", r.duration_ms}};
                     out.push_back(std::move(item));
                 }
+                ScrubNul(out);
                 entry.tool_results_json = out.dump();
             }
             Append(entry);
@@ -389,6 +549,10 @@ class Conversation {
             const std::string id = NewUuid();
             const auto timeout =
                 std::chrono::milliseconds(static_cast<std::int64_t>(spec->timeout_seconds * 1000));
+            {
+                std::lock_guard lock(mu_);
+                waiting_rpc_.insert(id);
+            }
             live_.SendTo("backend",
                          json{{"type", "rpc_request"},
                               {"id", id},
@@ -401,6 +565,7 @@ class Conversation {
             const bool answered = cv_.wait_for(lock, timeout, [&] {
                 return done_ || cancel_reply_ || rpc_answers_.count(id) != 0;
             });
+            waiting_rpc_.erase(id);
             if (!answered || rpc_answers_.count(id) == 0) {
                 result.error = done_ || cancel_reply_
                                    ? "the call was abandoned"
@@ -416,9 +581,14 @@ class Conversation {
                                        ? e.value("message", e.dump())
                                        : (e.is_string() ? e.get<std::string>() : e.dump());
                 } else if (answer.contains("payload") && answer["payload"].is_string()) {
-                    const json parsed =
-                        json::parse(answer["payload"].get<std::string>(), nullptr, false);
-                    result.result = parsed.is_discarded() ? answer["payload"] : parsed;
+                    // JSON text becomes its value, unless too deep or holding U+0000: then the
+                    // text itself is the result.
+                    const auto& text = answer["payload"].get_ref<const std::string&>();
+                    json parsed = JsonNestingDepth(text) > kMaxMessageDepth
+                                      ? json(json::value_t::discarded)
+                                      : json::parse(text, nullptr, false);
+                    if (!parsed.is_discarded() && HasNul(parsed)) parsed = json::value_t::discarded;
+                    result.result = parsed.is_discarded() ? answer["payload"] : std::move(parsed);
                 } else {
                     result.result = answer.value("payload", json());
                 }
@@ -545,8 +715,9 @@ class Conversation {
     std::atomic<bool> cancel_reply_{false};
     bool barged_ = false;
     bool replying_ = false;
-    std::map<std::string, json> rpc_answers_;
-    std::vector<realtime::Turn> history_;  // the thinker's
+    std::set<std::string> waiting_rpc_;        // ids of the rpc_requests a tool waits on
+    std::map<std::string, json> rpc_answers_;  // answers to them, until the tool takes them
+    std::vector<realtime::Turn> history_;      // the thinker's
     int user_turn_ = 0;
     int assistant_turn_ = 0;
 
@@ -559,6 +730,23 @@ class Conversation {
     std::vector<FrameState> frames_;
     std::vector<std::int16_t> avatar_audio_;
     std::vector<std::int16_t> user_audio_;
+
+    // The event loop's: the user's audio pacing and what was dropped (logged at the end).
+    Clock::time_point first_audio_{};
+    std::uint64_t audio_samples_ = 0;
+    std::uint64_t dropped_samples_ = 0;
+    bool flood_closed_ = false;
+    std::uint64_t refused_messages_ = 0;
+    std::uint64_t ignored_messages_ = 0;
+    std::uint64_t unmatched_answers_ = 0;
+
+    void LogDrops() const {
+        if (dropped_samples_ == 0 && refused_messages_ == 0 && unmatched_answers_ == 0) return;
+        spdlog::warn(
+            "realtime session {}: dropped {} ms of the user's audio past real time, {} malformed "
+            "or refused messages, {} unmatched rpc answers",
+            row_.id, dropped_samples_ * 1000 / kRate, refused_messages_, unmatched_answers_);
+    }
 };
 
 }  // namespace
@@ -566,9 +754,13 @@ class Conversation {
 SessionTurns ConversationTurns(ConversationOptions options, ConversationDeps deps) {
     return [options = std::move(options), deps = std::move(deps)](
                const store::RealtimeSession& session, LiveSession& live,
-               const std::atomic<bool>& stop) -> std::optional<SessionEnd> {
-        Conversation conversation(options, deps, session, live, stop);
-        return conversation.Run();
+               const std::atomic<bool>& stop) -> TurnsOutcome {
+        // The runner calls finish before it returns, while everything referred to still lives.
+        auto conversation = std::make_shared<Conversation>(options, deps, session, live, stop);
+        TurnsOutcome outcome;
+        outcome.end = conversation->Run();
+        outcome.finish = [conversation] { conversation->Finish(); };
+        return outcome;
     };
 }
 

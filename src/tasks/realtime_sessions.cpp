@@ -43,13 +43,19 @@ void LiveSession::Detach(const std::string& identity, const Participant* p) {
     cv_.notify_all();
 }
 
-void LiveSession::Post(RoomEvent e) {
+bool LiveSession::Post(RoomEvent e) {
     {
         std::lock_guard lock(mu_);
-        if (closed_) return;
+        if (closed_) return true;  // nothing is read any more: not the sender's fault
+        std::size_t& queued = queued_bytes_[e.identity];
+        const std::size_t bytes = e.data.size() + kEventOverhead;
+        if (queued + bytes > kMaxQueuedBytes) return false;
+        queued += bytes;
+        e.arrived = std::chrono::steady_clock::now();
         events_.push_back(std::move(e));
     }
     cv_.notify_all();
+    return true;
 }
 
 std::optional<RoomEvent> LiveSession::Next(std::chrono::milliseconds wait) {
@@ -60,6 +66,9 @@ std::optional<RoomEvent> LiveSession::Next(std::chrono::milliseconds wait) {
         if (events_.empty()) return out;
         out = std::move(events_.front());
         events_.pop_front();
+        if (out->kind == RoomEvent::Kind::kText || out->kind == RoomEvent::Kind::kBinary) {
+            queued_bytes_[out->identity] -= out->data.size() + kEventOverhead;
+        }
     }
     if (observe) observe(*out);
     return out;
@@ -85,6 +94,19 @@ void LiveSession::Broadcast(const std::string& data, bool binary) {
     for (const auto& p : all) p->Send(data, binary);
 }
 
+void LiveSession::Disconnect(const std::string& identity, std::uint16_t code,
+                             const std::string& reason) {
+    std::shared_ptr<Participant> p;
+    {
+        std::lock_guard lock(mu_);
+        const auto it = participants_.find(identity);
+        if (it == participants_.end()) return;
+        p = it->second;
+    }
+    p->Send(nlohmann::json{{"type", "error"}, {"message", reason}}.dump(), false);
+    p->Close(code, reason);
+}
+
 bool LiveSession::Present(const std::string& identity) const {
     std::lock_guard lock(mu_);
     return participants_.count(identity) != 0;
@@ -97,6 +119,7 @@ void LiveSession::Close(std::uint16_t code, const std::string& reason) {
         closed_ = true;
         all.swap(participants_);
         events_.clear();
+        queued_bytes_.clear();
     }
     cv_.notify_all();
     for (const auto& [identity, p] : all) p->Close(code, reason);
@@ -269,12 +292,12 @@ JobResult RealtimeRunner::RunSync(const store::JobClaim& job, const std::atomic<
             }
         }
     });
-    std::optional<SessionEnd> end;
+    TurnsOutcome outcome;
     try {
-        end = turns_(*session, live, stop);
+        outcome = turns_(*session, live, stop);
     } catch (const std::exception& e) {
         spdlog::error("realtime session {}: {}", id, e.what());
-        end = SessionEnd{"The session failed: internal error", "INTERNAL"};
+        outcome.end = SessionEnd{"The session failed: internal error", "INTERNAL"};
     }
     {
         std::lock_guard lock(why_mu);
@@ -282,27 +305,40 @@ JobResult RealtimeRunner::RunSync(const store::JobClaim& job, const std::atomic<
     }
     done_cv.notify_all();
     watcher.join();
+    // Once its end is recorded: the participants go, then what the turns left (the recording).
+    const auto finish = [&] {
+        live.Close(guard.code, guard.reason);
+        if (!outcome.finish) return;
+        try {
+            outcome.finish();
+        } catch (const std::exception& e) {
+            spdlog::warn("realtime session {}: finishing: {}", id, e.what());
+        }
+    };
     switch (why) {
         case Why::kCancelled:
             guard.reason = "the session was cancelled";
+            finish();
             return JobResult::Done();
         case Why::kLeaseLost:
             guard.code = 1001;
             guard.reason = "the node stopped running the session";
+            finish();
             return JobResult::Done();
         case Why::kMaxDuration:
             guard.reason = "the session reached its maxDuration";
-            end.reset();
+            outcome.end.reset();
             break;
         case Why::kNone:
             break;
     }
-    if (end) {
-        repo_.EndSync(id, options_.owner, store::SessionStatus::kFailed, end->failure,
-                      end->failure_code);
+    if (outcome.end) {
+        repo_.EndSync(id, options_.owner, store::SessionStatus::kFailed, outcome.end->failure,
+                      outcome.end->failure_code);
     } else {
         repo_.EndSync(id, options_.owner, store::SessionStatus::kCompleted, "", "");
     }
+    finish();
     return JobResult::Done();
 }
 

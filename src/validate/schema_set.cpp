@@ -1,6 +1,7 @@
 #include "genhost/validate/schema_set.hpp"
 
 #include "compiler.hpp"
+#include "field_place.hpp"
 #include "media_fields.hpp"
 #include "walker.hpp"
 
@@ -126,6 +127,11 @@ std::vector<MediaField> SchemaSet::MediaFields(std::string_view name,
     std::vector<std::string> path;
     detail::CollectMediaFields(*impl_->Endpoint(name).root, body, path, out);
     return out;
+}
+
+std::optional<std::string> SchemaSet::FieldPlace(std::string_view name, const nlohmann::json& body,
+                                                 const std::vector<std::string>& path) const {
+    return detail::FieldPlaceProblem(*impl_->Endpoint(name).root, &body, path);
 }
 
 const nlohmann::json* SchemaSet::Document(std::string_view path) const {

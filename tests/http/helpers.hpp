@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -168,6 +171,63 @@ inline std::string CreateKey(const ServerProcess& server, const std::string& org
     if (pos == std::string::npos) throw std::runtime_error("no key printed: " + out);
     return out.substr(pos + 9, 4 + 128);
 }
+
+// HealthWatch polls GET /healthz on its own connection every 10 ms while it lives, and keeps
+// the slowest answer: tests of hostile input check that the server stayed responsive meanwhile
+// (its I/O threads never blocked). Timing bounds in tests are loose (sanitizers, a shared
+// machine); the release build's figures are measured by bench/hardening.
+class HealthWatch {
+  public:
+    explicit HealthWatch(unsigned short port)
+        : thread_([this, port] {
+              HttpClient client("127.0.0.1", port);
+              while (!stop_) {
+                  const auto begun = std::chrono::steady_clock::now();
+                  const int status = client.Send("GET", "/healthz").status;
+                  const auto took = std::chrono::steady_clock::now() - begun;
+                  {
+                      std::lock_guard lock(mu_);
+                      slowest_ = std::max(slowest_, took);
+                      ++polls_;
+                      if (status != 200) ++failures_;
+                  }
+                  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+              }
+          }) {}
+    ~HealthWatch() { Stop(); }
+    HealthWatch(const HealthWatch&) = delete;
+    HealthWatch& operator=(const HealthWatch&) = delete;
+
+    // Stop ends the polling; the figures below are final afterwards.
+    void Stop() {
+        stop_ = true;
+        if (thread_.joinable()) thread_.join();
+    }
+    double SlowestMs() {
+        std::lock_guard lock(mu_);
+        return std::chrono::duration<double, std::milli>(slowest_).count();
+    }
+    int Polls() {
+        std::lock_guard lock(mu_);
+        return polls_;
+    }
+    int Failures() {
+        std::lock_guard lock(mu_);
+        return failures_;
+    }
+
+  private:
+    std::atomic<bool> stop_{false};
+    std::mutex mu_;
+    std::chrono::steady_clock::duration slowest_{};
+    int polls_ = 0;
+    int failures_ = 0;
+    std::thread thread_;
+};
+
+// kResponsiveMs is how slow /healthz may be while a test's hostile input runs (the defects of
+// issue 31 blocked an I/O thread for seconds).
+inline constexpr double kResponsiveMs = 500;
 
 // MetricValue returns the value of the first /metrics line starting with `prefix`, or -1.
 inline double MetricValue(HttpClient& client, const std::string& prefix) {

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 namespace genhost::testing {
 namespace {
@@ -199,6 +200,47 @@ class RealtimeConversation : public ServerSuite<RealtimeConversation> {
         return most;
     }
 
+    // BookTable is a backend_rpc tool that books a table for a number of guests.
+    static nlohmann::json BookTable(int timeout_seconds) {
+        return {{"type", "backend_rpc"},
+                {"name", "book_table"},
+                {"description", "Books a table"},
+                {"timeoutSeconds", timeout_seconds},
+                {"parameters",
+                 {{{"type", "integer"}, {"name", "guests"}, {"description", "How many"}}}}};
+    }
+
+    // ConnectBackend joins session `id` as its backend (connect_backend, then the media plane)
+    // and reads its `joined` message.
+    std::unique_ptr<WsClient> ConnectBackend(const std::string& id) {
+        const auto credentials =
+            Send("POST", "/v1/realtime_sessions/" + id + "/connect_backend").Json();
+        auto backend = std::make_unique<WsClient>(server_->port());
+        EXPECT_EQ(backend->Handshake(PathOf(credentials["url"].get<std::string>()) +
+                                     "?access_token=" + credentials["token"].get<std::string>()),
+                  101);
+        EXPECT_TRUE(backend->ReadText());  // joined
+        return backend;
+    }
+
+    // AnswerBooking answers the backend_rpc call `id` as a booking system would, and waits
+    // until the avatar said so.
+    static void AnswerBooking(WsClient& backend, WsClient& user, Received& got,
+                              const nlohmann::json& id) {
+        ASSERT_TRUE(backend.Write(nlohmann::json{
+            {"type", "rpc_response"}, {"id", id}, {"payload", R"({"message": "Booked for 8 pm."})"}}
+                                      .dump()));
+        ReadUntil(
+            user, got,
+            [](const Received& g) {
+                for (int turn = 1; turn <= Turns(g, "assistant"); ++turn) {
+                    if (Said(g, "assistant", turn) == "Booked for 8 pm.") return true;
+                }
+                return false;
+            },
+            10);
+    }
+
     nlohmann::json Conversation(const std::string& id) {
         return Send("GET", "/v1/avatar_conversations/" + id).Json();
     }
@@ -331,12 +373,7 @@ TEST_F(RealtimeConversation, ToolsFireAndTheirResultsAreInTheTranscript) {
               {"name", "dish"},
               {"description", "Which dish"},
               {"enum", {"soup", "cake"}}}}}},
-          {{"type", "backend_rpc"},
-           {"name", "book_table"},
-           {"description", "Books a table"},
-           {"timeoutSeconds", 1},
-           {"parameters",
-            {{{"type", "integer"}, {"name", "guests"}, {"description", "How many"}}}}},
+          BookTable(1),
           {{"type", "backend_rpc"},
            {"name", "check_stock"},
            {"description", "Checks the stock"},
@@ -373,13 +410,8 @@ TEST_F(RealtimeConversation, ToolsFireAndTheirResultsAreInTheTranscript) {
         [](const Received& g) { return Turns(g, "user") >= 2 && Turns(g, "assistant") >= 5; }, 10);
 
     // With a backend: answered, then one that never answers (timeout 1 s).
-    const auto credentials =
-        Send("POST", "/v1/realtime_sessions/" + id + "/connect_backend").Json();
-    WsClient backend(server_->port());
-    ASSERT_EQ(backend.Handshake(PathOf(credentials["url"].get<std::string>()) +
-                                "?access_token=" + credentials["token"].get<std::string>()),
-              101);
-    ASSERT_TRUE(backend.ReadText());  // joined
+    const auto backend_socket = ConnectBackend(id);
+    WsClient& backend = *backend_socket;
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     ASSERT_TRUE(user->Write(R"({"type": "user_text", "text": "Book a table for 4"})"));
     const auto request = backend.ReadText();
@@ -389,19 +421,7 @@ TEST_F(RealtimeConversation, ToolsFireAndTheirResultsAreInTheTranscript) {
     EXPECT_EQ(rpc["method"], "book_table");
     EXPECT_EQ(nlohmann::json::parse(rpc["payload"].get<std::string>()),
               nlohmann::json({{"args", {{"guests", 4}}}}));
-    ASSERT_TRUE(backend.Write(nlohmann::json{{"type", "rpc_response"},
-                                             {"id", rpc["id"]},
-                                             {"payload", R"({"message": "Booked for 8 pm."})"}}
-                                  .dump()));
-    ReadUntil(
-        *user, got,
-        [](const Received& g) {
-            for (int turn = 1; turn <= Turns(g, "assistant"); ++turn) {
-                if (Said(g, "assistant", turn) == "Booked for 8 pm.") return true;
-            }
-            return false;
-        },
-        10);
+    AnswerBooking(backend, *user, got, rpc["id"]);
     ASSERT_TRUE(user->Write(R"({"type": "user_text", "text": "check the stock now"})"));
     const auto ignored = backend.ReadText();
     ASSERT_TRUE(ignored);
@@ -486,6 +506,188 @@ TEST_F(RealtimeConversation, SpeakingOverTheAvatarStopsIt) {
     const auto transcript = Conversation(id)["transcript"];
     ASSERT_GE(transcript.size(), 1u);
     EXPECT_EQ(transcript[0]["content"], long_script + " [interrupted]");
+}
+
+// DropLine returns the server's log line that reports what session `id` dropped ("" if none).
+std::string DropLine(const std::string& log, const std::string& id) {
+    std::istringstream in(log);
+    for (std::string line; std::getline(in, line);) {
+        if (line.find(id) != std::string::npos &&
+            line.find("unmatched rpc answers") != std::string::npos) {
+            return line;
+        }
+    }
+    return "";
+}
+
+// Issue 31, 4, 5 and 9, and the unbounded RPC answers of 1: malformed data messages are dropped
+// and answered with an error message while the session goes on; a typed turn is cut between two
+// characters; U+0000 is refused as REST bodies refuse it; unsolicited RPC answers are dropped.
+TEST_F(RealtimeConversation, MalformedMessagesAreAnsweredAndTheSessionGoesOn) {
+    const nlohmann::json body = {
+        {"model", "gwm1_avatars"},
+        {"avatar", {{"type", "service-preset"}, {"presetId", "cooking-teacher"}}},
+        {"startScript", "Hi."},
+        {"maxDuration", 120},
+        {"tools", {BookTable(5)}}};
+    std::unique_ptr<WsClient> user;
+    const std::string id = Join(body, user);
+    HealthWatch health(server_->port());
+    Received got;
+    ReadUntil(
+        *user, got, [](const Received& g) { return Turns(g, "assistant") >= 1; }, 10);
+    const auto backend_socket = ConnectBackend(id);
+    WsClient& backend = *backend_socket;
+
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    const std::vector<std::string> malformed = {
+        R"({"type": 1})",
+        R"([1, 2, 3])",
+        "not json",
+        deep,
+        R"({"type": "user_text", "text": 5})",
+        R"({"type": "user_text", "text": "hello\u0000world"})",
+    };
+    for (const auto& m : malformed) ASSERT_TRUE(user->Write(m));
+    const auto errors = [](const Received& g) {
+        std::vector<std::string> out;
+        for (const auto& t : g.texts) {
+            if (t.value("type", "") == "error") out.push_back(t.value("message", ""));
+        }
+        return out;
+    };
+    ReadUntil(
+        *user, got, [&](const Received& g) { return errors(g).size() >= malformed.size(); }, 10);
+    const auto said = errors(got);
+    ASSERT_EQ(said.size(), malformed.size());
+    EXPECT_THAT(said[0], HasSubstr("string \"type\""));
+    EXPECT_THAT(said[1], HasSubstr("JSON object"));
+    EXPECT_THAT(said[2], HasSubstr("JSON object"));
+    EXPECT_THAT(said[3], HasSubstr("deeper than"));
+    EXPECT_THAT(said[4], HasSubstr("string \"text\""));
+    EXPECT_THAT(said[5], HasSubstr("U+0000"));
+
+    // The backend's malformed answer is refused too; 50 answers nobody asked for, 100 KB each,
+    // are dropped (paced, so that even a sanitizer build takes them as they come: this is not
+    // the flood test).
+    ASSERT_TRUE(backend.Write(R"({"type": "rpc_response", "id": 5})"));
+    const auto refused = backend.ReadText();
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(nlohmann::json::parse(*refused)["type"], "error") << *refused;
+    const std::string filler(100 * 1024, 'x');
+    for (int i = 0; i < 50; ++i) {
+        ASSERT_TRUE(backend.Write(nlohmann::json{
+            {"type", "rpc_response"},
+            {"id", "unasked-" + std::to_string(i)},
+            {"payload", filler}}.dump()));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+
+    // A typed turn over 2,000 bytes whose byte 2,000 falls inside a character: cut before it.
+    std::string long_text = "a";
+    for (int i = 0; i < 1000; ++i) long_text += "\xc3\xa9";  // é
+    ASSERT_TRUE(user->Write(nlohmann::json{{"type", "user_text"}, {"text", long_text}}.dump()));
+    ReadUntil(
+        *user, got, [](const Received& g) { return Turns(g, "user") >= 1; }, 10);
+    const std::string cut = long_text.substr(0, 1999);
+    EXPECT_EQ(Said(got, "user", 1), cut);
+
+    // The session goes on: a tool call is answered as ever.
+    ASSERT_TRUE(user->Write(R"({"type": "user_text", "text": "Book a table for 4"})"));
+    std::optional<nlohmann::json> rpc;
+    for (int i = 0; i < 10 && !rpc; ++i) {
+        const auto text = backend.ReadText();
+        ASSERT_TRUE(text) << backend.close_code() << "\n" << server_->Log();
+        const auto m = nlohmann::json::parse(*text);
+        if (m["type"] == "rpc_request") rpc = m;
+    }
+    ASSERT_TRUE(rpc);
+    AnswerBooking(backend, *user, got, (*rpc)["id"]);
+    EXPECT_EQ(Send("GET", "/v1/realtime_sessions/" + id).Json()["status"], "RUNNING");
+    ASSERT_TRUE(user->Write(R"({"type": "END_CALL"})"));
+    const auto ended = Until(id, {"COMPLETED", "FAILED"});
+    EXPECT_EQ(ended["status"], "COMPLETED") << ended.dump();
+    health.Stop();
+    EXPECT_LT(health.SlowestMs(), kResponsiveMs);
+    EXPECT_EQ(health.Failures(), 0);
+
+    const auto transcript = Conversation(id)["transcript"];
+    std::vector<std::string> users;
+    for (const auto& e : transcript) {
+        if (e["role"] == "user") users.push_back(e["content"]);
+    }
+    EXPECT_THAT(users, ::testing::ElementsAre(cut, "Book a table for 4")) << transcript.dump(2);
+    // What was dropped is counted in the log.
+    std::string line;
+    for (int i = 0; i < 50 && (line = DropLine(server_->Log(), id)).empty(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_THAT(line, HasSubstr("7 malformed or refused messages"));
+    EXPECT_THAT(line, HasSubstr("50 unmatched rpc answers"));
+}
+
+// Issue 31, 1: the user's audio is kept at real time (with a second's tolerance); a flood of
+// audio (1,200 messages of 256 KiB in a fraction of a second took the server from 518 to 905 MB)
+// is dropped, and its socket closed with 1008, while the session keeps what it said.
+TEST_F(RealtimeConversation, AudioPastRealTimeIsDroppedAndAFloodClosed) {
+    std::unique_ptr<WsClient> user;
+    const std::string id =
+        Join({{"model", "gwm1_avatars"},
+              {"avatar", {{"type", "service-preset"}, {"presetId", "cooking-teacher"}}},
+              {"startScript", "Hi."},
+              {"maxDuration", 60}},
+             user);
+    HealthWatch health(server_->port());
+    Received got;
+    ReadUntil(
+        *user, got, [](const Received& g) { return Turns(g, "assistant") >= 1; }, 10);
+    // Five seconds of (quiet) audio in one go: about four of them are dropped.
+    std::vector<std::int16_t> quiet(320, 0);
+    for (int i = 0; i < 250; ++i) ASSERT_TRUE(user->Write(AudioMessage(quiet.data(), 320), true));
+    ASSERT_TRUE(user->Write(R"({"type": "user_text", "text": "hello"})"));
+    ReadUntil(
+        *user, got, [](const Received& g) { return Turns(g, "user") >= 1; }, 10);
+
+    // The flood: messages of 262,143 bytes (8 s of audio each) as fast as the socket takes them;
+    // three are past the ten seconds of audio the server drops before disconnecting the user.
+    // (bench/realtime/flood.sh sends 1,200 of them, from ten sessions at once.)
+    std::string frame(262143, '\0');
+    frame[0] = 0x01;
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(user->Write(frame, true));
+    // The server tells the user why, and closes its socket with 1008.
+    ReadUntil(
+        *user, got, [](const Received&) { return false; }, 10);
+    std::string why;
+    for (const auto& t : got.texts) {
+        if (t.value("type", "") == "error") why = t.value("message", "");
+    }
+    EXPECT_THAT(why, HasSubstr("flooding"));
+    EXPECT_EQ(user->close_code(), 1008);
+    const auto ended = Until(id, {"COMPLETED", "FAILED"});
+    EXPECT_EQ(ended["status"], "COMPLETED") << ended.dump();
+    health.Stop();
+    EXPECT_LT(health.SlowestMs(), kResponsiveMs);
+    // What was said before is kept: the typed turn, and the greeting (cut short if the flood
+    // came while it was spoken).
+    const auto transcript = Conversation(id)["transcript"];
+    ASSERT_GE(transcript.size(), 2u) << transcript.dump(2);
+    std::set<std::string> said;
+    for (const auto& e : transcript) {
+        if (e["content"].is_string())
+            said.insert(e["role"].get<std::string>() + ": " +
+                        e["content"].get<std::string>().substr(0, 3));
+    }
+    EXPECT_TRUE(said.count("user: hel")) << transcript.dump(2);
+    EXPECT_TRUE(said.count("assistant: Hi.")) << transcript.dump(2);
+    std::string line;
+    for (int i = 0; i < 50 && (line = DropLine(server_->Log(), id)).empty(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    // Past real time: more than the ten seconds after which the socket was closed.
+    ASSERT_FALSE(line.empty());
+    const auto ms_at = line.find("dropped ");
+    ASSERT_NE(ms_at, std::string::npos) << line;
+    EXPECT_GT(std::stoll(line.substr(ms_at + 8)), 10000) << line;
 }
 
 }  // namespace

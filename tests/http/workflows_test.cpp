@@ -235,6 +235,23 @@ TEST_F(WorkflowsApi, AFanOutRunsToSucceededWithEveryNodesOutput) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1100));
     const json again = client_.Send("GET", "/v1/workflow_invocations/" + id, AuthHeaders()).Json();
     EXPECT_NE(again["output"][kStill][0], output[kStill][0]);
+
+    // Issue 31: once a node's task is deleted its outputs are gone, so the node lists no URLs
+    // (they would answer 404); the other nodes' URLs still serve.
+    const auto task_of = [&](const char* node) {
+        return n
+            .exec1("SELECT task_id::text FROM workflow_invocation_nodes WHERE invocation_id = '" +
+                   id + "' AND node_id = '" + node + "'")[0]
+            .as<std::string>();
+    };
+    const auto deleted = client_.Send("DELETE", "/v1/tasks/" + task_of(kStill), AuthHeaders());
+    ASSERT_EQ(deleted.status, 204) << deleted.body;
+    EXPECT_EQ(client_.Send("GET", PathOf(again["output"][kStill][0])).status, 404);
+    const json after = client_.Send("GET", "/v1/workflow_invocations/" + id, AuthHeaders()).Json();
+    EXPECT_EQ(after["status"], "SUCCEEDED") << after.dump();
+    EXPECT_EQ(after["output"][kStill], json::array()) << after.dump();
+    ASSERT_EQ(after["output"][kClipA].size(), 1u) << after.dump();
+    EXPECT_EQ(client_.Send("GET", PathOf(after["output"][kClipA][0])).status, 200);
 }
 
 TEST_F(WorkflowsApi, ARefusedNodeIsANodeErrorAndFailsTheInvocationOnlyWhenNothingIsLeft) {

@@ -156,6 +156,11 @@ TEST(Operations, DeclaredQueryParametersAreChecked) {
     for (int i = 0; i < 51; ++i) many += "&documentId=182bd5e5-6e1a-4fe4-a799-aa6d9a6ab26e";
     EXPECT_THAT(issues(*search, many), ::testing::ElementsAre("too_big /documentId"));
     EXPECT_THAT(issues(*search, "q=a%00b"), ::testing::ElementsAre("invalid_string /q"));
+    // Bytes that are not UTF-8 are refused at their parameter, enums included (their message
+    // would echo them), before any of them reaches PostgreSQL.
+    EXPECT_THAT(issues(*search, "q=%ff%fe"), ::testing::ElementsAre("invalid_string /q"));
+    EXPECT_THAT(issues(*search, "q=caf%C3"), ::testing::ElementsAre("invalid_string /q"));
+    EXPECT_THAT(issues(*list, "sort=%ff"), ::testing::ElementsAre("invalid_string /sort"));
     // Percent-encoded values are decoded first; unknown parameters are ignored.
     EXPECT_THAT(issues(*search, "q=caf%C3%A9+au+lait&other=1"), ::testing::IsEmpty());
 }

@@ -7,6 +7,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 namespace genhost::api {
 namespace {
 
@@ -198,6 +200,48 @@ TEST_F(WorkflowGraph, BrokenNodesAndEdgesAreAllReported) {
     primitives_only["graph"]["nodes"] = json::array({FanOut()["graph"]["nodes"][0]});
     primitives_only["graph"]["edges"] = json::array();
     EXPECT_EQ(Publish(primitives_only)[0].path, (std::vector<std::string>{"graph", "nodes"}));
+}
+
+// Issue 31, 2: an edge's field is checked against the target schema's shape and bounds before
+// any JSON is written: an index past maxItems (50,000,000 or 10^12) took 6 s and 1.78 GB, or a
+// 500, because nlohmann's pointer assignment grows the array to the index it names.
+TEST_F(WorkflowGraph, FieldsBeyondTheSchemasBoundsAreRefusedWithoutTouchingTheInput) {
+    const auto refused = [&](const std::string& field, const std::string& why) {
+        json body = FanOut();
+        body["graph"]["edges"].push_back(Edge(kPrompt, "value", kImage, field));
+        const auto started = std::chrono::steady_clock::now();
+        const auto issues = Publish(body);
+        const auto took = std::chrono::steady_clock::now() - started;
+        SCOPED_TRACE(field + "\n" + Paths(issues));
+        ASSERT_FALSE(issues.empty());
+        EXPECT_EQ(issues[0].path,
+                  (std::vector<std::string>{"graph", "edges", "3", "target", "field"}));
+        EXPECT_THAT(issues[0].message, HasSubstr("has no place for field"));
+        EXPECT_THAT(issues[0].message, HasSubstr(why));
+        // Nothing was built: far below the seconds an allocation of the index would take.
+        EXPECT_LT(took, std::chrono::seconds(2));
+    };
+    // gen4_image takes at most 3 reference images.
+    refused("/referenceImages/50000000/uri", "referenceImages holds at most 3 item(s)");
+    refused("referenceImages.1000000000000.uri", "referenceImages is an array");
+    refused("/referenceImages/3/uri", "referenceImages holds at most 3 item(s)");
+    refused("/referenceImages/01/uri", "'01' is no index");
+    refused("/referenceImages/x", "'x' is no index");
+    refused("/promptText/0", "promptText takes a value, not fields");
+    refused("/nothing", "the input has no field nothing");
+    refused("/referenceImages/0/nothing", "referenceImages.0 has no field nothing");
+
+    // Inside the bounds, a primitive's text reaches a reference image's tag.
+    json fits = FanOut();
+    fits["graph"]["nodes"][1]["input"]["referenceImages"] = {
+        {{"uri", "https://example.com/a.png"}, {"tag", "first"}}};
+    fits["graph"]["nodes"].push_back(
+        {{"id", kSeconds}, {"name", "Tag"}, {"type", "text"}, {"value", "second"}});
+    fits["graph"]["nodes"][1]["input"]["referenceImages"].push_back(
+        {{"uri", "https://example.com/b.png"}});
+    fits["graph"]["edges"].push_back(Edge(kSeconds, "value", kImage, "referenceImages.1.tag"));
+    const auto r = WorkflowPublication(*schemas_, *catalog_, "org", fits);
+    EXPECT_TRUE(r) << (r ? "" : Paths(r.error().issues));
 }
 
 TEST_F(WorkflowGraph, FieldsArePointersOrDottedPaths) {

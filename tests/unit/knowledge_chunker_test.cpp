@@ -124,6 +124,75 @@ TEST(Chunker, OptionsChangeTheSize) {
     for (const auto& c : small) EXPECT_LE(c.text.size(), 100u);
 }
 
+std::size_t IndexedBytes(const std::vector<Chunk>& chunks) {
+    std::size_t total = 0;
+    for (const auto& c : chunks) total += c.heading.size() + c.text.size();
+    return total;
+}
+
+// Issue 31, 3: five nested 2,000-character headings followed by 21,111 empty sub-headings made
+// 21,113 chunks holding 211 million characters (756 MB of index, 38 s, 2 GB of WAL).
+TEST(Chunker, HeadingAmplificationIsBounded) {
+    std::string doc;
+    for (int level = 1; level <= 5; ++level) {
+        doc += std::string(level, '#') + " " + std::string(2000, static_cast<char>('a' + level)) +
+               "\n";
+    }
+    for (int i = 0; i < 21111; ++i) doc += "###### \n";  // empty titles
+    for (int i = 0; i < 2000; ++i) doc += "###### s" + std::to_string(i) + "\n";
+    const auto chunks = ChunkDocument(doc);
+    const std::size_t total = IndexedBytes(chunks);
+    EXPECT_LE(total, IndexBudget(doc.size()));
+    EXPECT_LE(total, 3 * doc.size() + kIndexBudgetSlack);
+    for (const auto& c : chunks) {
+        EXPECT_LE(c.heading.size(), kMaxHeadingPath);
+    }
+    // The first headed chunks still carry their (shortened) path, innermost titles whole.
+    ASSERT_FALSE(chunks.empty());
+    EXPECT_EQ(chunks.front().heading.size() <= kMaxHeadingPath, true);
+    EXPECT_NE(chunks.front().heading.find("\u2026"), std::string::npos) << chunks.front().heading;
+}
+
+TEST(Chunker, LongTitlesAndDeepPathsAreCutBetweenCharacters) {
+    // 300 two-byte characters: cut to at most 200 bytes, never inside one, marked with "…".
+    std::string title;
+    for (int i = 0; i < 300; ++i) title += "\xc3\xa9";
+    const auto chunks = ChunkDocument("# " + title + "\n\nSome text.\n");
+    ASSERT_EQ(chunks.size(), 1u);
+    EXPECT_LE(chunks[0].heading.size(), kMaxHeadingTitle);
+    EXPECT_EQ(chunks[0].heading.substr(chunks[0].heading.size() - 3), "\u2026");
+    EXPECT_EQ((chunks[0].heading.size() - 3) % 2, 0u);
+
+    // Six levels of 100 bytes: the innermost ones are kept whole, the outer ones elided.
+    std::string doc;
+    for (int level = 1; level <= 6; ++level) {
+        doc += std::string(level, '#') + " L" + std::to_string(level) + std::string(98, 'x') +
+               "\nText of level " + std::to_string(level) + ".\n";
+    }
+    const auto deep = ChunkDocument(doc);
+    ASSERT_EQ(deep.size(), 6u);
+    EXPECT_EQ(deep[2].heading.rfind("L1", 0), 0u);  // three levels fit whole
+    const std::string& last = deep[5].heading;
+    EXPECT_LE(last.size(), kMaxHeadingPath);
+    EXPECT_EQ(last.rfind("\u2026 > ", 0), 0u) << last;
+    EXPECT_NE(last.find("L6"), std::string::npos);
+    EXPECT_NE(last.find("L4"), std::string::npos);
+    EXPECT_EQ(last.find("L1"), std::string::npos);
+}
+
+TEST(Chunker, OrdinaryDocumentsKeepEveryHeadingPath) {
+    // A long manual with many sections stays far inside the budget: nothing is shortened.
+    std::string doc;
+    for (int i = 0; i < 200; ++i) {
+        doc += "# Chapter " + std::to_string(i) + "\n## Part\n";
+        for (int j = 0; j < 30; ++j) doc += "Sentence " + std::to_string(j) + " of the part. ";
+        doc += "\n";
+    }
+    const auto chunks = ChunkDocument(doc);
+    for (const auto& c : chunks) EXPECT_EQ(c.heading.rfind("Chapter ", 0), 0u) << c.heading;
+    EXPECT_LE(IndexedBytes(chunks), IndexBudget(doc.size()));
+}
+
 TEST(Words, LowerCaseDistinctWordsOfThreeToFortyBytes) {
     EXPECT_THAT(Words("The CAT sat; the cat's hat, a 42 x9 H2O Straße"),
                 ElementsAre("cat", "h2o", "hat", "sat", "straße", "the"));

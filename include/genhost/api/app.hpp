@@ -51,6 +51,10 @@ namespace genhost::api {
 
 inline constexpr std::string_view kServiceVersion = "2024-11-06";
 
+// kMaxJsonDepth is how deeply a request body's arrays and objects may nest (a workflow file given
+// to `genhost workflows publish` too).
+inline constexpr std::size_t kMaxJsonDepth = 64;
+
 struct App {
     store::Database& db;
     store::TaskRepo& tasks;
@@ -63,7 +67,7 @@ struct App {
     boost::asio::thread_pool& blocking;  // file I/O and other blocking work
     std::string doc_url;
     double output_url_ttl_seconds = 86400;
-    std::size_t max_json_depth = 64;
+    std::size_t max_json_depth = kMaxJsonDepth;
     // Extra gauges for /metrics (workers running here, listener state, ...).
     std::function<std::vector<http::Sample>()> extra_gauges;
     // Reads, probes and checks the media inputs of generation requests (src/assets); without

@@ -14,6 +14,12 @@
 //   piece starts `overlap` bytes before that end (moved forward to a word's start), so a passage
 //   cut in two is still found whole in one of them.
 // - A section with neither heading nor text (blank lines) gives no chunk.
+// - Bounds (a document cannot make the index much larger than itself): a heading's title is cut
+//   to kMaxHeadingTitle bytes and a path to kMaxHeadingPath (its innermost titles kept, "… > "
+//   before them). The bytes of all chunks, headings and texts, stay within IndexBudget of the
+//   content: the headings share what the texts leave of it, each chunk first getting its own
+//   section's title, then, in document order while room lasts, the whole path. A chunk of an
+//   empty section that got no heading is left out.
 // Pure functions; no I/O.
 #pragma once
 
@@ -26,6 +32,15 @@ namespace genhost::knowledge {
 
 inline constexpr std::size_t kChunkTarget = 1500;  // bytes of text per chunk, at most
 inline constexpr std::size_t kChunkOverlap = 200;  // bytes shared by consecutive pieces
+
+inline constexpr std::size_t kMaxHeadingTitle = 200;    // bytes of one heading's title
+inline constexpr std::size_t kMaxHeadingPath = 400;     // bytes of a chunk's heading path
+inline constexpr std::size_t kIndexBudgetFactor = 3;    // indexed bytes per content byte...
+inline constexpr std::size_t kIndexBudgetSlack = 4096;  // ...plus this
+
+// IndexBudget is the most bytes (headings and texts) the chunks of a document of
+// `content_bytes` hold.
+std::size_t IndexBudget(std::size_t content_bytes);
 
 struct ChunkOptions {
     std::size_t target = kChunkTarget;

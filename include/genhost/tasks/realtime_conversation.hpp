@@ -14,8 +14,9 @@
 // Tools: client_event sends {type: client_event, tool, args} to the user; backend_rpc sends an
 // rpc_request to the backend participant and waits at most its timeoutSeconds. The transcript
 // (user and assistant entries, tool calls and results with their durations) is written as it
-// happens; at the end the session's recording (the avatar's video with both sides' audio, mixed)
-// is written to the output store as conversation-<id>/recording.mp4.
+// happens; once the session's end is recorded (TurnsOutcome::finish), its recording (the
+// avatar's video with both sides' audio, mixed) is written to the output store as
+// conversation-<id>/recording.mp4.
 #pragma once
 
 #include "genhost/media/speech_recognition.hpp"

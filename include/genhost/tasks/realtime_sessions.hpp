@@ -58,6 +58,9 @@ struct RoomEvent {
     enum class Kind { kJoined, kLeft, kText, kBinary } kind = Kind::kText;
     std::string identity;  // "user" or "backend"
     std::string data;      // kText: a JSON message; kBinary: a media frame
+    // When the media plane posted it (Post sets it): the runtime paces a participant's audio by
+    // arrival, however late it reads the event.
+    std::chrono::steady_clock::time_point arrived{};
 };
 
 class LiveSession {
@@ -72,7 +75,13 @@ class LiveSession {
     bool Attach(const std::string& identity, std::shared_ptr<Participant> p, std::string* why,
                 const std::string& welcome = {});
     void Detach(const std::string& identity, const Participant* p);
-    void Post(RoomEvent e);
+    // Post returns false, and drops the event, when what `e.identity` has queued and the runtime
+    // has not read yet would pass kMaxQueuedBytes: the participant sends faster than the session
+    // can take (the media plane then closes its socket). Each event counts its bytes and
+    // kEventOverhead, so a flood of empty messages is bounded too.
+    bool Post(RoomEvent e);
+    static constexpr std::size_t kMaxQueuedBytes = 1 << 20;
+    static constexpr std::size_t kEventOverhead = 64;
 
     // The runtime's side. Next waits up to `wait` for the next event; `observe`, when set, sees
     // each event first, on the caller's thread (the runner keeps the backend's presence in the
@@ -83,6 +92,9 @@ class LiveSession {
     bool SendTo(const std::string& identity, std::string data, bool binary);
     void Broadcast(const std::string& data, bool binary);
     bool Present(const std::string& identity) const;
+    // Disconnect sends `identity` {"type": "error", "message": reason} and closes its
+    // connection with `code` (its Detach follows, as when it leaves).
+    void Disconnect(const std::string& identity, std::uint16_t code, const std::string& reason);
     // Close disconnects everyone with `code` and refuses later Attach calls.
     void Close(std::uint16_t code, const std::string& reason);
 
@@ -93,6 +105,7 @@ class LiveSession {
     bool closed_ = false;
     std::map<std::string, std::shared_ptr<Participant>> participants_;
     std::deque<RoomEvent> events_;
+    std::map<std::string, std::size_t> queued_bytes_;  // by identity: posted, not yet read
 };
 
 // LiveSessions are the sessions this process runs, by id.
@@ -117,15 +130,21 @@ struct RealtimeOptions {
 };
 
 // SessionTurns is what runs a session once a participant joined: it gets the events and answers
-// through the LiveSession until the session should end. Returns how it ended: nullopt for a
-// normal end (COMPLETED), else {failure, failureCode}. `stop` turns true when the session must
+// through the LiveSession until the session should end. Returns how it ended (`end`: nullopt for
+// a normal end, COMPLETED, else {failure, failureCode}) and what is left to do once that end is
+// recorded and the participants are gone (`finish`: the recording), so that neither the
+// session's duration nor its charge counts that work. `stop` turns true when the session must
 // stop now (cancelled, lease lost, maxDuration reached): it returns promptly then.
 struct SessionEnd {
     std::string failure;
     std::string failure_code;
 };
-using SessionTurns = std::function<std::optional<SessionEnd>(
-    const store::RealtimeSession& session, LiveSession& live, const std::atomic<bool>& stop)>;
+struct TurnsOutcome {
+    std::optional<SessionEnd> end;
+    std::function<void()> finish;  // may be empty; run on the runner's thread, before it returns
+};
+using SessionTurns = std::function<TurnsOutcome(const store::RealtimeSession& session,
+                                                LiveSession& live, const std::atomic<bool>& stop)>;
 
 class RealtimeRunner {
   public:

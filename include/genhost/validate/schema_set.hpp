@@ -16,6 +16,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,6 +76,14 @@ class SchemaSet {
     // order (properties in declaration order, array items in order), following the union
     // branches the body selects, as ApplyDefaults does.
     std::vector<MediaField> MediaFields(std::string_view name, const nlohmann::json& body) const;
+
+    // FieldPlace says why a value may not be put at `path` (segments of a JSON pointer) of
+    // `body`, a request of endpoint `name`, or nullopt when it may: the path must follow the
+    // schema (the branch the body's discriminator selects), and an array index must be below the
+    // array's maxItems. It only reads `body`, so a hostile index costs nothing (a workflow edge's
+    // target field is checked with it before anything is written there).
+    std::optional<std::string> FieldPlace(std::string_view name, const nlohmann::json& body,
+                                          const std::vector<std::string>& path) const;
 
     // Document returns the parsed schema document at `path` (for OpenAPI assembly), or nullptr.
     const nlohmann::json* Document(std::string_view path) const;
