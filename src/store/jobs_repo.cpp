@@ -26,7 +26,8 @@ constexpr const char* kClaimSql =
 constexpr const char* kHeartbeat = "jobs_heartbeat";
 constexpr const char* kHeartbeatSql =
     "UPDATE jobs SET lease_expires_at = clock_timestamp() + make_interval(secs => $2)"
-    " WHERE lease_owner = $1 AND status = 'RUNNING' RETURNING kind, subject, revision, attempts";
+    " WHERE lease_owner = $1 AND status = 'RUNNING' AND kind = ANY($3::text[])"
+    " RETURNING kind, subject, revision, attempts";
 
 // Each end of a run holds only while the run still holds the job: $1-$4 are kind, subject,
 // revision and owner.
@@ -61,7 +62,8 @@ constexpr const char* kRelease = "jobs_release_owned";
 constexpr const char* kReleaseSql =
     "UPDATE jobs SET status = 'PENDING', lease_owner = NULL, lease_expires_at = NULL,"
     " attempts = greatest(attempts - 1, 0), run_after = clock_timestamp(),"
-    " updated_at = clock_timestamp() WHERE lease_owner = $1 AND status = 'RUNNING'";
+    " updated_at = clock_timestamp() WHERE lease_owner = $1 AND status = 'RUNNING'"
+    " AND kind = ANY($2::text[])";
 
 constexpr const char* kGet = "jobs_get";
 constexpr const char* kGetSql =
@@ -124,11 +126,15 @@ std::optional<JobClaim> JobRepo::ClaimSync(const std::string& owner,
     return out;
 }
 
-std::vector<JobClaim> JobRepo::HeartbeatSync(const std::string& owner, double lease_seconds) {
+std::vector<JobClaim> JobRepo::HeartbeatSync(const std::string& owner,
+                                             const std::vector<std::string>& kinds,
+                                             double lease_seconds) {
     std::vector<JobClaim> held;
+    if (kinds.empty()) return held;
+    const std::string literal = ArrayLiteral(kinds);
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        for (const auto& row : n.exec_prepared(kHeartbeat, owner, lease_seconds)) {
+        for (const auto& row : n.exec_prepared(kHeartbeat, owner, lease_seconds, literal)) {
             held.push_back(ReadClaim(row));
         }
     });
@@ -178,11 +184,13 @@ bool JobRepo::FailSync(const JobClaim& claim, const std::string& owner, const st
     return done;
 }
 
-int JobRepo::ReleaseOwnedSync(const std::string& owner) {
+int JobRepo::ReleaseOwnedSync(const std::string& owner, const std::vector<std::string>& kinds) {
     int released = 0;
+    if (kinds.empty()) return released;
+    const std::string literal = ArrayLiteral(kinds);
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        released = static_cast<int>(n.exec_prepared(kRelease, owner).affected_rows());
+        released = static_cast<int>(n.exec_prepared(kRelease, owner, literal).affected_rows());
     });
     return released;
 }

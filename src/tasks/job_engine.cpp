@@ -164,7 +164,8 @@ void JobEngine::Heartbeat() {
         runs_.Heartbeat(
             [&] {
                 std::vector<std::string> held;
-                for (const auto& c : repo_.HeartbeatSync(options_.owner, options_.lease_seconds)) {
+                for (const auto& c :
+                     repo_.HeartbeatSync(options_.owner, kind_names_, options_.lease_seconds)) {
                     held.push_back(Key(c.kind, c.subject));
                 }
                 return held;
@@ -214,7 +215,7 @@ void JobEngine::Stop(std::chrono::milliseconds grace) {
     }
     threads_.clear();
     try {
-        const int released = repo_.ReleaseOwnedSync(options_.owner);
+        const int released = repo_.ReleaseOwnedSync(options_.owner, kind_names_);
         if (released > 0) spdlog::info("released {} job(s) back to the queue", released);
     } catch (const std::exception& e) {
         spdlog::warn("could not release jobs (their leases expire by themselves): {}", e.what());

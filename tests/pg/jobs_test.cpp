@@ -60,8 +60,8 @@ TEST_F(Jobs, OneRunnerAtATimeUntilItsLeaseExpires) {
     ASSERT_TRUE(second.has_value());
     EXPECT_EQ(second->attempt, 2);
     EXPECT_FALSE(jobs_->CompleteSync(*first, "node-a"));
-    EXPECT_TRUE(jobs_->HeartbeatSync("node-a", 60).empty());
-    EXPECT_EQ(jobs_->HeartbeatSync("node-b", 60).size(), 1u);
+    EXPECT_TRUE(jobs_->HeartbeatSync("node-a", {"avatar"}, 60).empty());
+    EXPECT_EQ(jobs_->HeartbeatSync("node-b", {"avatar"}, 60).size(), 1u);
     EXPECT_TRUE(jobs_->CompleteSync(*second, "node-b"));
     EXPECT_FALSE(jobs_->GetSync("avatar", "a1").has_value());  // done: the row is gone
     EXPECT_TRUE(jobs_->GetSync("voice", "v1").has_value());
@@ -99,7 +99,7 @@ TEST_F(Jobs, RetriesWaitTheirDelayAndFailuresStay) {
     // Released on shutdown: back in the queue, the run not counted.
     jobs_->EnqueueSync("avatar", "a2", 1);
     ASSERT_TRUE(jobs_->ClaimSync("node-a", {"avatar"}, 60).has_value());
-    EXPECT_EQ(jobs_->ReleaseOwnedSync("node-a"), 1);
+    EXPECT_EQ(jobs_->ReleaseOwnedSync("node-a", {"avatar"}), 1);
     const auto again = jobs_->ClaimSync("node-b", {"avatar"}, 60);
     ASSERT_TRUE(again.has_value());
     EXPECT_EQ(again->attempt, 1);
@@ -202,6 +202,61 @@ TEST_F(Jobs, TheHeartbeatTellsARunThatLostItsJob) {
     EXPECT_TRUE(saw_loss.load());
     EXPECT_GE(engine.counts().lost, 1u);
     EXPECT_EQ(engine.counts().done, 1u);
+}
+
+// Issue 32: the engines of one node share its owner name, each with its own lease. One engine's
+// heartbeat renewed every RUNNING job of the owner to its own lease (an avatar job in flight
+// set a realtime session's 15 s lease to 120 s), and the first engine to stop put the others'
+// running jobs back in the queue, for another node to claim while they still ran here.
+TEST_F(Jobs, EnginesSharingAnOwnerRenewAndReleaseOnlyTheirOwnKinds) {
+    // A realtime session's job, held by this node under a short lease (0.6 s here, 15 s in
+    // production). Its own engine is not running in this test, so its lease must stay what it
+    // was given.
+    jobs_->EnqueueSync("realtime_session", "s1", 1);
+    ASSERT_TRUE(jobs_->ClaimSync("node-a", {"realtime_session"}, 0.6).has_value());
+    const auto lease_left = [&] {
+        pqxx::connection c(db_->dsn());
+        pqxx::nontransaction n(c);
+        return n
+            .exec1(
+                "SELECT extract(epoch FROM lease_expires_at - clock_timestamp())"
+                " FROM jobs WHERE kind = 'realtime_session' AND subject = 's1'")[0]
+            .as<double>();
+    };
+    // The avatar engine of the same node, with a longer lease (3 s here, 120 s in production)
+    // and a run in flight while it heartbeats (every second).
+    std::atomic<bool> started{false};
+    std::atomic<bool> finish{false};
+    tasks::JobKind kind;
+    kind.run = [&](const store::JobClaim&, const std::atomic<bool>&) {
+        started = true;
+        while (!finish) std::this_thread::sleep_for(10ms);
+        return tasks::JobResult::Done();
+    };
+    tasks::JobEngineOptions options;
+    options.owner = "node-a";
+    options.lease_seconds = 3;
+    options.poll = 50ms;
+    tasks::JobEngine avatars(options, *jobs_, {{"avatar", kind}});
+    jobs_->EnqueueSync("avatar", "a1", 1);
+    avatars.Start();
+    ASSERT_TRUE(WaitFor([&] { return started.load(); }, 10s, 10ms));
+    std::this_thread::sleep_for(1400ms);  // past the avatar engine's first heartbeat
+    // The session's lease was not stretched to the avatar engine's 3 s: it has run out.
+    EXPECT_LT(lease_left(), 0.0);
+    EXPECT_EQ(avatars.counts().lost, 0u);
+
+    // The avatar engine stops: only its own jobs are released, the session's stays held.
+    finish = true;
+    avatars.Stop();
+    const auto session = jobs_->GetSync("realtime_session", "s1");
+    ASSERT_TRUE(session.has_value());
+    EXPECT_EQ(session->status, "RUNNING");
+    EXPECT_EQ(session->lease_owner, "node-a");
+    // Its lease has expired: it is another node's to claim (the node died, say), as a second run.
+    const auto taken = jobs_->ClaimSync("node-b", {"realtime_session"}, 15);
+    ASSERT_TRUE(taken.has_value());
+    EXPECT_EQ(taken->attempt, 2);
 }
 
 }  // namespace

@@ -58,8 +58,12 @@ class JobRepo {
     std::optional<JobClaim> ClaimSync(const std::string& owner,
                                       const std::vector<std::string>& kinds, double lease_seconds);
 
-    // HeartbeatSync renews every lease `owner` holds and returns the jobs it still holds.
-    std::vector<JobClaim> HeartbeatSync(const std::string& owner, double lease_seconds);
+    // HeartbeatSync renews the leases `owner` holds on jobs of `kinds` and returns those jobs.
+    // Only the kinds of the caller's engine: the engines of one node share the owner's name, each
+    // with its own lease (a realtime session's 15 s must not become an avatar job's 120 s).
+    std::vector<JobClaim> HeartbeatSync(const std::string& owner,
+                                        const std::vector<std::string>& kinds,
+                                        double lease_seconds);
 
     // CompleteSync ends the run: the job is done, its row goes. RetrySync puts it back, due in
     // `delay_seconds`, with `error` noted. FailSync keeps it FAILED with `error`. Each returns
@@ -72,9 +76,10 @@ class JobRepo {
     // DeferSync puts it back, due in `delay_seconds`, without counting the run.
     bool DeferSync(const JobClaim& claim, const std::string& owner, double delay_seconds);
 
-    // ReleaseOwnedSync puts the jobs `owner` runs back to PENDING, without counting the run
-    // (a node shutting down); returns how many.
-    int ReleaseOwnedSync(const std::string& owner);
+    // ReleaseOwnedSync puts the jobs of `kinds` that `owner` runs back to PENDING, without
+    // counting the run (an engine stopping: never another engine's jobs, which still run);
+    // returns how many.
+    int ReleaseOwnedSync(const std::string& owner, const std::vector<std::string>& kinds);
 
     // GetSync returns the job of (kind, subject), if any.
     std::optional<JobRow> GetSync(const std::string& kind, const std::string& subject);
