@@ -105,7 +105,9 @@ asio::awaitable<http::Response> GetUsage(App& app, http::Request& req, const aut
         // Never before the first day PostgreSQL's dates and our 4-digit years both hold.
         start = std::max(*before - days{kDefaultUsageDays}, kFirstDay);
     }
-    if (*before <= *start) {
+    if (*before <= kFirstDay) {
+        issues.push_back({"invalid_range", {"beforeDate"}, "beforeDate must be after 0001-01-01"});
+    } else if (*before <= *start) {
         issues.push_back({"invalid_range", {"beforeDate"}, "beforeDate must be after startDate"});
     } else if (*before - *start > days{kMaxUsageDays}) {
         issues.push_back({"range_too_long",

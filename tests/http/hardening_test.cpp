@@ -163,6 +163,7 @@ TEST_F(Hardening, DatesAtTheEdgesOfTheCalendarAreAnsweredNever500) {
     auto r = usage({{"beforeDate", "0001-01-01"}});
     ASSERT_EQ(r.status, 400) << r.body;
     EXPECT_EQ(IssuePath(r), std::vector<std::string>{"beforeDate"});
+    EXPECT_THAT(r.body, HasSubstr("after 0001-01-01"));
     r = usage({{"startDate", "0000-12-01"}});
     ASSERT_EQ(r.status, 400) << r.body;
     EXPECT_EQ(IssuePath(r), std::vector<std::string>{"startDate"});
