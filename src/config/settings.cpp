@@ -130,13 +130,17 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
     env("GENHOST_S3_PREFIX", s.s3_prefix);
     if (!out.error.empty()) return out;
 
+    // --help shows each setting's value, but never a secret's: only whether it is set.
+    const auto secret = [](const std::string& value) {
+        return value.empty() ? std::string() : std::string("(set)");
+    };
     po::options_description desc("Options (each also read from the environment variable named)");
     // clang-format off
     desc.add_options()
         ("help,h", "show this help")
         ("listen", po::value(&listen)->default_value(listen), "GENHOST_LISTEN: host:port to serve on, or unix:PATH for a unix-domain socket")
-        ("database-url", po::value(&s.database_url)->default_value(s.database_url), "DATABASE_URL: PostgreSQL connection string")
-        ("api-key", po::value(&s.api_key)->default_value(s.api_key), "GENHOST_API_KEY: key provisioned for the default organization")
+        ("database-url", po::value(&s.database_url)->default_value(s.database_url, secret(s.database_url)), "DATABASE_URL: PostgreSQL connection string")
+        ("api-key", po::value(&s.api_key)->default_value(s.api_key, secret(s.api_key)), "GENHOST_API_KEY: key provisioned for the default organization")
         ("default-org", po::value(&s.default_org)->default_value(s.default_org), "GENHOST_DEFAULT_ORG")
         ("default-tier", po::value(&s.default_tier)->default_value(s.default_tier), "GENHOST_DEFAULT_TIER: usage tier of the default organization")
         ("default-credits", po::value(&s.default_credits)->default_value(s.default_credits), "GENHOST_DEFAULT_CREDITS: the opening credit balance of every new organization")
@@ -164,7 +168,7 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         ("realtime-ready-seconds", po::value(&s.realtime_ready_seconds)->default_value(s.realtime_ready_seconds), "GENHOST_REALTIME_READY_SECONDS: how long a READY session waits for its first participant")
         ("llm-url", po::value(&s.llm_url)->default_value(s.llm_url), "GENHOST_LLM_URL: an OpenAI-compatible endpoint (e.g. http://127.0.0.1:8081/v1) for realtime sessions' conversation engine; empty: the builtin engine")
         ("llm-model", po::value(&s.llm_model)->default_value(s.llm_model), "GENHOST_LLM_MODEL: the model named in chat-completions requests")
-        ("llm-key", po::value(&s.llm_key)->default_value(s.llm_key), "GENHOST_LLM_KEY: the endpoint's API key (sent as a bearer token when set)")
+        ("llm-key", po::value(&s.llm_key)->default_value(s.llm_key, secret(s.llm_key)), "GENHOST_LLM_KEY: the endpoint's API key (sent as a bearer token when set)")
         ("realtime-lease-seconds", po::value(&s.realtime_lease_seconds)->default_value(s.realtime_lease_seconds), "GENHOST_REALTIME_LEASE_SECONDS: a realtime session's lease (a dead node's sessions fail after it)")
         ("port-file", po::value(&s.port_file)->default_value(s.port_file), "GENHOST_PORT_FILE: write the bound port here")
         ("doc-url", po::value(&s.doc_url)->default_value(s.doc_url), "GENHOST_DOC_URL: docUrl of 400 bodies")

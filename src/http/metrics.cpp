@@ -17,10 +17,23 @@ std::string Escape(std::string_view v) {
     }
     return out;
 }
+
+// MethodLabel bounds the method label: the methods an HTTP API is called with keep their name,
+// and so does "-" (a request whose method could not be read); anything else a client sends is
+// "other" (a label value per method anyone invents would grow /metrics without end).
+std::string_view MethodLabel(std::string_view method) {
+    static constexpr std::string_view kKnown[] = {"GET",     "HEAD",  "POST",  "PUT",     "DELETE",
+                                                  "OPTIONS", "PATCH", "TRACE", "CONNECT", "-"};
+    for (const auto known : kKnown) {
+        if (method == known) return known;
+    }
+    return "other";
+}
 }  // namespace
 
 void Metrics::ObserveRequest(std::string_view route, std::string_view method, int status,
                              double seconds) {
+    method = MethodLabel(method);
     std::lock_guard lock(mu_);
     auto it =
         series_.find(std::tuple<std::string_view, std::string_view, int>(route, method, status));

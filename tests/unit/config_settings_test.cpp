@@ -103,6 +103,26 @@ TEST(Parse, ReadsTheEnvironmentThroughTheInjectedFunctionOnly) {
     EXPECT_THAT(asked, ::testing::Contains("GENHOST_API_KEY"));
 }
 
+// Issue 32: --help printed secrets from the environment (the DATABASE_URL password, the API key,
+// the LLM key).
+TEST(Parse, HelpNeverShowsASecretsValue) {
+    const Env env = {{"DATABASE_URL", "postgresql://genhost:hunter2@db:5432/genhost"},
+                     {"GENHOST_API_KEY", "key_" + std::string(128, 'b')},
+                     {"GENHOST_LLM_KEY", "sk-llm-secret"},
+                     {"GENHOST_S3_SECRET_ACCESS_KEY", "s3-secret"},
+                     {"GENHOST_LLM_MODEL", "llama-3"}};
+    const auto r = ParseArgs({"--help"}, env);
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.help_text.find("hunter2"), std::string::npos) << r.help_text;
+    EXPECT_EQ(r.help_text.find(std::string(128, 'b')), std::string::npos);
+    EXPECT_EQ(r.help_text.find("sk-llm-secret"), std::string::npos);
+    EXPECT_EQ(r.help_text.find("s3-secret"), std::string::npos);
+    EXPECT_THAT(r.help_text, HasSubstr("(=(set))"));    // that they are set is shown
+    EXPECT_THAT(r.help_text, HasSubstr("(=llama-3)"));  // other values still are
+    // The secrets themselves are read all the same.
+    EXPECT_EQ(r.settings.llm_key, "sk-llm-secret");
+}
+
 TEST(Parse, ReadsEveryEnvironmentVariable) {
     const Env env = {
         {"GENHOST_LISTEN", "0.0.0.0:9000"},

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -151,6 +152,24 @@ TEST(Metrics, EveryHistogramHasAllBucketsInOrderThenSumAndCount) {
                   static_cast<double>(last_count));
         EXPECT_GE(Value(text, "genhost_http_request_duration_seconds_sum{" + labels + "}"), 0);
     }
+}
+
+// Issue 32: /metrics grew a new series for every request method anyone sent, without a key.
+TEST(Metrics, UnknownMethodsCollapseToOneLabelValue) {
+    Metrics m;
+    std::mt19937 random(31);
+    for (int i = 0; i < 1000; ++i) {
+        std::string method;
+        for (int k = 0; k < 6; ++k) method += static_cast<char>('A' + random() % 26);
+        m.ObserveRequest("unmatched", method, 405, 0.001);
+    }
+    m.ObserveRequest("unmatched", "GET", 404, 0.001);
+    const std::string text = m.Render({});
+    EXPECT_EQ(CountLines(text, "genhost_http_requests_total{"), 2);
+    EXPECT_EQ(
+        Value(text,
+              R"(genhost_http_requests_total{route="unmatched",method="other",status="405"})"),
+        1000);
 }
 
 TEST(Metrics, EscapesLabelValues) {
