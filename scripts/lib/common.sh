@@ -4,29 +4,29 @@
 GENHOST_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 
-# Debian packages genhost needs to build, test and run (TOOLCHAIN.md: Boost 1.81 from its five
-# -dev packages, never libboost1.81-all-dev or unversioned libboost-*-dev).
+# Debian packages genhost needs to build and run (TOOLCHAIN.md: Boost 1.81 from its five -dev
+# packages, never libboost1.81-all-dev or unversioned libboost-*-dev). scripts/run installs these
+# and nothing more.
 GENHOST_PACKAGES=(
   g++ cmake ninja-build ccache pkg-config git
   libboost1.81-dev libboost-system1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libboost-program-options1.81-dev
   nlohmann-json3-dev libpqxx-dev libpq-dev libspdlog-dev libfmt-dev libssl-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  clang-14 libclang-rt-14-dev
   libavcodec-dev libavformat-dev libavfilter-dev libswscale-dev libswresample-dev libavutil-dev
   libespeak-ng-dev libpocketsphinx-dev pocketsphinx-en-us zlib1g-dev
   postgresql-15 postgresql-client-15 ca-certificates
 )
-# Node.js and npm run the OpenAPI lint (tests/node, ctest openapi_lint): Debian's nodejs and npm,
-# only when node or npm is missing (a node from elsewhere ships its own npm, which Debian's npm
-# package would conflict with).
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-  GENHOST_PACKAGES+=(nodejs npm)
-fi
-# Packages only the tests need (scripts/test installs them, scripts/run does not): Debian's
-# chromium, the headless browser of the realtime web page's end-to-end test (ctest realtime_page,
+# Packages only the tests need (scripts/test installs them besides): GoogleTest and Google
+# Benchmark, clang for the libFuzzer target and LeakSanitizer's runtime, and Debian's chromium,
+# the headless browser of the realtime web page's end-to-end test (ctest realtime_page,
 # tests/node/run_realtime_page.sh, driven by playwright-core from tests/node/package-lock.json).
-GENHOST_TEST_PACKAGES=(chromium)
+GENHOST_TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev chromium)
+# Node.js and npm run the OpenAPI lint and the official clients' tests (tests/node): Debian's
+# nodejs and npm, only when node or npm is missing (a node from elsewhere ships its own npm, which
+# Debian's npm package would conflict with).
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  GENHOST_TEST_PACKAGES+=(nodejs npm)
+fi
 
 log() { printf '\033[1m[genhost]\033[0m %s\n' "$*" >&2; }
 
@@ -126,6 +126,7 @@ bench_release_binary() {
 # bench_build_release TARGET...: builds the release preset's genhost and the given targets and
 # sets BIN to genhost.
 bench_build_release() {
+  install_packages libbenchmark-dev  # the Google Benchmark programs of bench/
   cmake --preset release >/dev/null
   cmake --build --preset release --target genhost "$@" >/dev/null
   BIN=build/release/genhost
