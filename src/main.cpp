@@ -549,6 +549,23 @@ int Serve(const Settings& settings) {
 
     int sig = 0;
     sigwait(&signals, &sig);
+    // On SIGTERM (a process manager, a rolling update) /readyz first turns 503 while everything
+    // is still served, so that a load balancer stops sending work here; a second signal ends the
+    // wait at once. SIGINT (Ctrl-C) drains at once.
+    *app.draining = true;
+    if (server && sig == SIGTERM && s.shutdown_delay_seconds > 0) {
+        spdlog::info("received signal {}: /readyz answers 503; serving {} s more, then draining",
+                     sig, s.shutdown_delay_seconds);
+        const auto delay = std::chrono::duration<double>(s.shutdown_delay_seconds);
+        const auto whole = std::chrono::duration_cast<std::chrono::seconds>(delay);
+        timespec wait{
+            static_cast<time_t>(whole.count()),
+            static_cast<long>(
+                std::chrono::duration_cast<std::chrono::nanoseconds>(delay - whole).count())};
+        if (sigtimedwait(&signals, nullptr, &wait) > 0) {
+            spdlog::info("a second signal: draining now");
+        }
+    }
     spdlog::info("received signal {}, draining", sig);
     const auto drain = std::chrono::milliseconds(static_cast<long>(s.drain_timeout_seconds * 1000));
     if (server) server->Shutdown(drain);

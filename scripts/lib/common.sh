@@ -96,6 +96,7 @@ stop_pid() {
 # server whose pid is in $server_pid, stops the cluster and removes $work.
 bench_workspace() {
   install_packages curl  # bench_start_genhost waits for the server with it
+  export GENHOST_SHUTDOWN_DELAY=0  # the servers a bench stops go at once
   work=$(mktemp -d "/tmp/$1.XXXXXX")
   chmod 755 "$work"
   server_pid=""

@@ -14,6 +14,10 @@ asio::awaitable<http::Response> Healthz(App& app, http::Request& req) {
 }
 
 asio::awaitable<http::Response> Readyz(App& app, http::Request& req) {
+    if (app.draining->load()) {
+        co_return http::Response::Error(
+            ApiError::Unavailable("Shutting down: this node takes no new work"), app.doc_url);
+    }
     bool ready = false;
     try {
         co_await app.db.Ping();

@@ -95,6 +95,7 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
     env("GENHOST_MAX_BODY_MEMORY", s.max_body_memory);
     env("GENHOST_SCRATCH_SWEEP_INTERVAL", s.scratch_sweep_interval_seconds);
     env("GENHOST_DRAIN_TIMEOUT", s.drain_timeout_seconds);
+    env("GENHOST_SHUTDOWN_DELAY", s.shutdown_delay_seconds);
     env("GENHOST_OUTPUT_URL_TTL", s.output_url_ttl_seconds);
     env("GENHOST_LEASE_SECONDS", s.lease_seconds);
     env("GENHOST_MAX_ATTEMPTS", s.max_attempts);
@@ -158,6 +159,7 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         ("max-body-memory", po::value(&s.max_body_memory)->default_value(s.max_body_memory), "GENHOST_MAX_BODY_MEMORY: bytes of request bodies held at once; past it a body is answered 503")
         ("scratch-sweep-interval", po::value(&s.scratch_sweep_interval_seconds)->default_value(s.scratch_sweep_interval_seconds), "GENHOST_SCRATCH_SWEEP_INTERVAL: seconds between sweeps of the scratch of processes that are gone")
         ("drain-timeout", po::value(&s.drain_timeout_seconds)->default_value(s.drain_timeout_seconds), "GENHOST_DRAIN_TIMEOUT: seconds to finish in-flight requests on SIGTERM")
+        ("shutdown-delay", po::value(&s.shutdown_delay_seconds)->default_value(s.shutdown_delay_seconds), "GENHOST_SHUTDOWN_DELAY: seconds, after SIGTERM, that /readyz answers 503 while requests are still served, before the drain (a second signal ends the wait)")
         ("output-url-ttl", po::value(&s.output_url_ttl_seconds)->default_value(s.output_url_ttl_seconds), "GENHOST_OUTPUT_URL_TTL: seconds an output URL stays valid")
         ("lease-seconds", po::value(&s.lease_seconds)->default_value(s.lease_seconds), "GENHOST_LEASE_SECONDS: task lease length")
         ("max-attempts", po::value(&s.max_attempts)->default_value(s.max_attempts), "GENHOST_MAX_ATTEMPTS: runs of a task before it fails")
@@ -254,6 +256,9 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         out.error = "upload max bytes must be a positive size";
     } else if (!(s.upload_ttl_seconds > 0) || !(s.upload_sweep_interval_seconds > 0)) {
         out.error = "upload TTL and sweep interval must be positive";
+    } else if (!(s.shutdown_delay_seconds >= 0) || !(s.shutdown_delay_seconds <= 3600) ||
+               !(s.drain_timeout_seconds >= 0) || !(s.drain_timeout_seconds <= 3600)) {
+        out.error = "shutdown delay and drain timeout must be from 0 to 3600 seconds";
     } else if (!(s.task_retention_seconds >= 0)) {
         out.error = "task retention must be zero or positive";
     } else if (s.fetch_offline != 0 && s.fetch_offline != 1) {

@@ -122,6 +122,49 @@ TEST(Resilience, SigtermDrainsAndExitsZeroAndRunningWorkIsRequeued) {
               "SUCCEEDED");
 }
 
+// Issue 32: SIGTERM closed the listener at once, and /readyz never turned 503 first. Now /readyz
+// answers 503 at once while every request is still served for GENHOST_SHUTDOWN_DELAY; then the
+// drain; a second SIGTERM ends the wait at once.
+TEST(Resilience, SigtermTurnsReadyzAwayWhileStillServingForTheShutdownDelay) {
+    TestDatabase db;
+    {
+        ServerProcess server(db.dsn(),
+                             {{"GENHOST_LATENCY_SCALE", "0"}, {"GENHOST_SHUTDOWN_DELAY", "3"}});
+        server.Start();
+        HttpClient c("127.0.0.1", server.port());
+        ASSERT_EQ(c.Send("GET", "/readyz").status, 200);
+        const auto signalled = std::chrono::steady_clock::now();
+        server.Signal(SIGTERM);
+        int readyz = 200;
+        for (int i = 0; i < 50 && readyz == 200; ++i) {
+            readyz = c.Send("GET", "/readyz").status;
+            if (readyz == 200) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        EXPECT_EQ(readyz, 503);
+        // Still served meanwhile, on this connection and on new ones: creation, polls, health.
+        HttpClient fresh("127.0.0.1", server.port());
+        const auto r =
+            fresh.Send("POST", "/v1/text_to_image", AuthHeaders(), ImageRequest().dump());
+        ASSERT_EQ(r.status, 200) << r.body;
+        EXPECT_EQ(WaitForStatus(c, r.Json()["id"], {"SUCCEEDED"})["status"], "SUCCEEDED");
+        EXPECT_EQ(c.Send("GET", "/healthz").status, 200);
+        // Then it drains and exits 0, not before the delay.
+        EXPECT_EQ(server.WaitExit(std::chrono::seconds(30)), 0) << server.Log();
+        EXPECT_GE(std::chrono::steady_clock::now() - signalled, std::chrono::milliseconds(2900));
+    }
+    {
+        ServerProcess server(db.dsn(), {{"GENHOST_SHUTDOWN_DELAY", "60"}});
+        server.Start();
+        const auto signalled = std::chrono::steady_clock::now();
+        server.Signal(SIGTERM);
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        server.Signal(SIGTERM);  // a second one: no more waiting
+        EXPECT_EQ(server.WaitExit(std::chrono::seconds(30)), 0) << server.Log();
+        EXPECT_LT(std::chrono::steady_clock::now() - signalled, std::chrono::seconds(30));
+        EXPECT_NE(server.Log().find("a second signal"), std::string::npos) << server.Log();
+    }
+}
+
 TEST(Resilience, TheScratchOfARunKilledMidwayIsSweptByTheNextProcess) {
     TestDatabase db;
     std::string data_dir;

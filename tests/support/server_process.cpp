@@ -57,6 +57,7 @@ void ServerProcess::Start(std::chrono::seconds timeout) {
     env["GENHOST_DATA_DIR"] = dir_ + "/data";
     env["GENHOST_PORT_FILE"] = port_file;
     env["GENHOST_DRAIN_TIMEOUT"] = "10";
+    env["GENHOST_SHUTDOWN_DELAY"] = "0";  // tests that stop a server want it gone at once
     for (const auto& [k, v] : env_) env[k] = v;
     std::vector<std::string> env_strings;
     for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);

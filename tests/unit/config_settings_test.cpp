@@ -59,6 +59,7 @@ TEST(Parse, Defaults) {
     EXPECT_EQ(s.max_header_bytes, d.max_header_bytes);
     EXPECT_DOUBLE_EQ(s.read_timeout_seconds, d.read_timeout_seconds);
     EXPECT_DOUBLE_EQ(s.drain_timeout_seconds, d.drain_timeout_seconds);
+    EXPECT_DOUBLE_EQ(s.shutdown_delay_seconds, 5);
     EXPECT_DOUBLE_EQ(s.output_url_ttl_seconds, 24 * 3600);
     EXPECT_DOUBLE_EQ(s.lease_seconds, d.lease_seconds);
     EXPECT_EQ(s.max_attempts, d.max_attempts);
@@ -142,6 +143,7 @@ TEST(Parse, ReadsEveryEnvironmentVariable) {
         {"GENHOST_MAX_BODY_BYTES", "1048576"},
         {"GENHOST_READ_TIMEOUT", "2.5"},
         {"GENHOST_DRAIN_TIMEOUT", "3.25"},
+        {"GENHOST_SHUTDOWN_DELAY", "1.5"},
         {"GENHOST_OUTPUT_URL_TTL", "600"},
         {"GENHOST_LEASE_SECONDS", "45"},
         {"GENHOST_MAX_ATTEMPTS", "5"},
@@ -171,6 +173,7 @@ TEST(Parse, ReadsEveryEnvironmentVariable) {
     EXPECT_EQ(s.max_body_bytes, 1048576u);
     EXPECT_DOUBLE_EQ(s.read_timeout_seconds, 2.5);
     EXPECT_DOUBLE_EQ(s.drain_timeout_seconds, 3.25);
+    EXPECT_DOUBLE_EQ(s.shutdown_delay_seconds, 1.5);
     EXPECT_DOUBLE_EQ(s.output_url_ttl_seconds, 600);
     EXPECT_DOUBLE_EQ(s.lease_seconds, 45);
     EXPECT_EQ(s.max_attempts, 5);
@@ -206,6 +209,7 @@ TEST(Parse, EveryFlag) {
                               "--max-body-bytes", "2048",
                               "--read-timeout",   "1.5",
                               "--drain-timeout",  "0.5",
+                              "--shutdown-delay", "0",
                               "--output-url-ttl", "60",
                               "--lease-seconds",  "10",
                               "--max-attempts",   "1",
@@ -232,6 +236,7 @@ TEST(Parse, EveryFlag) {
     EXPECT_EQ(s.max_body_bytes, 2048u);
     EXPECT_DOUBLE_EQ(s.read_timeout_seconds, 1.5);
     EXPECT_DOUBLE_EQ(s.drain_timeout_seconds, 0.5);
+    EXPECT_DOUBLE_EQ(s.shutdown_delay_seconds, 0);
     EXPECT_DOUBLE_EQ(s.output_url_ttl_seconds, 60);
     EXPECT_DOUBLE_EQ(s.lease_seconds, 10);
     EXPECT_EQ(s.max_attempts, 1);
@@ -365,6 +370,13 @@ TEST(Parse, RejectsMalformedFlagNumbers) {
                                                                   {"--max-body-bytes", "big"}}) {
         EXPECT_NE(ParseArgs(args).error, "") << args[0] << " " << args[1];
     }
+}
+
+TEST(Parse, TheShutdownDelayAndDrainAreBounded) {
+    EXPECT_EQ(ParseArgs({"--shutdown-delay=0"}).error, "");
+    EXPECT_NE(ParseArgs({"--shutdown-delay=-1"}).error, "");
+    EXPECT_NE(ParseArgs({}, {{"GENHOST_SHUTDOWN_DELAY", "nan"}}).error, "");
+    EXPECT_NE(ParseArgs({"--drain-timeout=99999"}).error, "");
 }
 
 TEST(Parse, RejectsNegativeFlagSizes) { EXPECT_NE(ParseArgs({"--max-body-bytes=-1"}).error, ""); }

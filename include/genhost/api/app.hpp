@@ -35,6 +35,7 @@
 
 #include <boost/asio/thread_pool.hpp>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -68,6 +69,9 @@ struct App {
     std::string doc_url;
     double output_url_ttl_seconds = 86400;
     std::size_t max_json_depth = kMaxJsonDepth;
+    // Set once the process was told to stop: /readyz answers 503 from then on, while requests
+    // are still served for GENHOST_SHUTDOWN_DELAY.
+    std::shared_ptr<std::atomic<bool>> draining = std::make_shared<std::atomic<bool>>(false);
     // Extra gauges for /metrics (workers running here, listener state, ...).
     std::function<std::vector<http::Sample>()> extra_gauges;
     // Reads, probes and checks the media inputs of generation requests (src/assets); without

@@ -41,6 +41,9 @@ struct Settings {
     std::size_t max_body_memory = 256 * 1024 * 1024;
     double scratch_sweep_interval_seconds = 300;  // how often scratch of dead processes is swept
     double drain_timeout_seconds = 20;
+    // After SIGTERM: /readyz answers 503 at once while the listener keeps serving this long, so a
+    // load balancer stops sending new requests before the drain begins.
+    double shutdown_delay_seconds = 5;
     double output_url_ttl_seconds = 24 * 3600;
     double lease_seconds = 30;
     int max_attempts = 3;
