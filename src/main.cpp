@@ -159,7 +159,7 @@ std::size_t ConnectionCap(std::size_t wanted) {
 
 int RequireDatabase(const Settings& s) {
     if (s.database_url.empty()) {
-        std::cerr << "genhost: DATABASE_URL (or --database-url) is required\n";
+        std::cerr << "genhost: DATABASE_URL (or DATABASE_URL_FILE) is required\n";
         return 2;
     }
     return 0;
@@ -791,6 +791,10 @@ int main(int argc, char** argv) {
     const auto parsed = genhost::config::Parse(argc, argv, genhost::config::ProcessEnv);
     if (parsed.help) {
         std::cout << kUsage << "\n" << parsed.help_text;
+        return 0;
+    }
+    if (parsed.version) {
+        std::cout << "genhost " << genhost::config::Version() << "\n";
         return 0;
     }
     if (!parsed.error.empty()) {

@@ -5,7 +5,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
 #include <map>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -118,8 +125,8 @@ TEST(Parse, HelpNeverShowsASecretsValue) {
     EXPECT_EQ(r.help_text.find(std::string(128, 'b')), std::string::npos);
     EXPECT_EQ(r.help_text.find("sk-llm-secret"), std::string::npos);
     EXPECT_EQ(r.help_text.find("s3-secret"), std::string::npos);
-    EXPECT_THAT(r.help_text, HasSubstr("(=(set))"));    // that they are set is shown
-    EXPECT_THAT(r.help_text, HasSubstr("(=llama-3)"));  // other values still are
+    EXPECT_THAT(r.help_text, HasSubstr("DATABASE_URL=(set)"));  // that they are set is shown
+    EXPECT_THAT(r.help_text, HasSubstr("(=llama-3)"));          // other values still are
     // The secrets themselves are read all the same.
     EXPECT_EQ(r.settings.llm_key, "sk-llm-secret");
 }
@@ -194,8 +201,6 @@ TEST(Parse, EmptyEnvironmentValuesAreIgnored) {
 
 TEST(Parse, EveryFlag) {
     const auto r = ParseArgs({"--listen",         "10.0.0.1:1234",
-                              "--database-url",   "postgresql:///x",
-                              "--api-key",        "key_flag",
                               "--default-org",    "org-flag",
                               "--default-tier",   "2",
                               "--data-dir",       "/data",
@@ -221,8 +226,6 @@ TEST(Parse, EveryFlag) {
     const Settings& s = r.settings;
     EXPECT_EQ(s.listen_host, "10.0.0.1");
     EXPECT_EQ(s.listen_port, 1234);
-    EXPECT_EQ(s.database_url, "postgresql:///x");
-    EXPECT_EQ(s.api_key, "key_flag");
     EXPECT_EQ(s.default_org, "org-flag");
     EXPECT_EQ(s.default_tier, 2);
     EXPECT_EQ(s.data_dir, "/data");
@@ -463,11 +466,11 @@ TEST(Parse, SubcommandEqualsFormsArePassedThrough) {
 }
 
 TEST(Parse, SubcommandArgumentsMixedWithServerFlags) {
-    const auto r = ParseArgs(
-        {"--database-url", "postgresql:///db", "keys", "disable", "k-123", "--log-level", "error"});
+    const auto r =
+        ParseArgs({"--data-dir", "/db", "keys", "disable", "k-123", "--log-level", "error"});
     ASSERT_EQ(r.error, "");
     EXPECT_THAT(r.positional, ElementsAre("keys", "disable", "k-123"));
-    EXPECT_EQ(r.settings.database_url, "postgresql:///db");
+    EXPECT_EQ(r.settings.data_dir, "/db");
     EXPECT_EQ(r.settings.log_level, "error");
 }
 
@@ -482,6 +485,145 @@ TEST(Parse, FlagAbbreviationsAreNotGuessed) {
     ASSERT_EQ(r.error, "");
     EXPECT_EQ(r.settings.workers, Settings{}.workers);
     EXPECT_THAT(r.positional, ElementsAre("keys", "create", "--org", "acme", "--work", "9"));
+}
+
+// Issue 32: secrets are never taken as flags (they would show in the process list), and each may
+// come from the file its _FILE variable names.
+TEST(Secrets, AreNeverFlagsAndTheirOldFlagsAreRefusedByName) {
+    int secrets = 0;
+    for (const auto& spec : SettingSpecs()) {
+        if (!spec.secret) continue;
+        ++secrets;
+        EXPECT_STREQ(spec.flag, "") << spec.env;
+    }
+    EXPECT_EQ(secrets, 4);  // DATABASE_URL, GENHOST_API_KEY, GENHOST_LLM_KEY, the S3 secret
+    for (const std::string flag :
+         {"--database-url", "--api-key", "--llm-key", "--s3-secret-access-key"}) {
+        const auto r = ParseArgs({flag, "hunter2", "serve"});
+        EXPECT_THAT(r.error, HasSubstr(flag + " is not taken")) << flag;
+        EXPECT_EQ(r.error.find("hunter2"), std::string::npos);
+        EXPECT_THAT(ParseArgs({flag + "=hunter2"}).error, HasSubstr("_FILE"));
+    }
+}
+
+std::string WriteTemp(const std::string& content) {
+    char path[] = "/tmp/genhost-secret-XXXXXX";
+    const int fd = ::mkstemp(path);
+    EXPECT_GE(fd, 0);
+    ::close(fd);
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+}
+
+TEST(Secrets, AreReadFromTheFileTheirFileVariableNames) {
+    const std::string db = WriteTemp("postgresql://u:hunter2@db/genhost\n");
+    const std::string key = WriteTemp("key_" + std::string(128, 'c'));
+    const auto r = ParseArgs({}, {{"DATABASE_URL_FILE", db},
+                                  {"GENHOST_API_KEY_FILE", key},
+                                  {"GENHOST_LLM_KEY_FILE", ""}});  // empty: not set
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.settings.database_url, "postgresql://u:hunter2@db/genhost");  // newline dropped
+    EXPECT_EQ(r.settings.api_key, "key_" + std::string(128, 'c'));
+    EXPECT_EQ(r.settings.llm_key, "");
+
+    // Both the variable and its file: refused, rather than one silently winning.
+    const auto both =
+        ParseArgs({}, {{"DATABASE_URL", "postgresql://x"}, {"DATABASE_URL_FILE", db}});
+    EXPECT_EQ(both.error, "set DATABASE_URL or DATABASE_URL_FILE, not both");
+    // A file that cannot be read is named; nothing of a secret is ever echoed.
+    const auto missing = ParseArgs({}, {{"GENHOST_LLM_KEY_FILE", "/nonexistent/llm-key"}});
+    EXPECT_EQ(missing.error, "cannot read GENHOST_LLM_KEY_FILE (/nonexistent/llm-key)");
+    std::remove(db.c_str());
+    std::remove(key.c_str());
+}
+
+TEST(Version, IsPrinted) {
+    const auto r = ParseArgs({"--version"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_TRUE(r.version);
+    EXPECT_THAT(std::string(Version()), ::testing::MatchesRegex("[0-9]+\\.[0-9]+\\.[0-9]+"));
+}
+
+// DefaultText is a setting's default as docs/configuration.md shows it between backticks.
+std::string DefaultText(const SettingSpec& spec) {
+    const Settings d;
+    return std::visit(
+        [&](auto member) -> std::string {
+            using T = std::decay_t<decltype(d.*member)>;
+            if constexpr (std::is_same_v<T, std::string>) {
+                return d.*member;
+            } else if constexpr (std::is_same_v<T, double>) {
+                std::ostringstream out;
+                out << std::setprecision(15) << d.*member;
+                return out.str();
+            } else {
+                return std::to_string(d.*member);
+            }
+        },
+        spec.field);
+}
+
+// Issue 32: one table drives parsing, --help and docs/configuration.md.
+TEST(SettingSpecs, AreDistinctAndTheirDocumentedDefaultsAreTheRealOnes) {
+    std::set<std::string> envs, flags;
+    std::vector<SettingField> fields;
+    for (const auto& spec : SettingSpecs()) {
+        EXPECT_TRUE(envs.insert(spec.env).second) << spec.env;
+        if (*spec.flag) {
+            EXPECT_TRUE(flags.insert(spec.flag).second) << spec.flag;
+        }
+        EXPECT_EQ(std::count(fields.begin(), fields.end(), spec.field), 0)
+            << spec.env << " fills a field twice";
+        fields.push_back(spec.field);
+        EXPECT_STRNE(spec.summary, "") << spec.env;
+        EXPECT_STRNE(spec.doc, "") << spec.env;
+        const std::string value = DefaultText(spec);
+        // An empty default is described in words ("— (required)", "built in", "`PUBLIC_URL/...`").
+        if (!value.empty()) {
+            EXPECT_EQ(std::string(spec.default_doc).rfind("`" + value + "`", 0), 0u)
+                << spec.env << ": the default is " << value << ", the docs say "
+                << spec.default_doc;
+        }
+    }
+}
+
+TEST(SettingSpecs, EachIsReadFromItsVariableAndShownByHelp) {
+    const auto help = ParseArgs({"--help"}).help_text;
+    for (const auto& spec : SettingSpecs()) {
+        EXPECT_THAT(help, HasSubstr(spec.env));
+        if (*spec.flag) {
+            EXPECT_THAT(help, HasSubstr(std::string("--") + spec.flag));
+        }
+        // The variable fills its own field: a value that every field's type takes ("7") lands
+        // in this field and in no other.
+        const auto r = ParseArgs({}, {{spec.env, "7"}});
+        const Settings d;
+        const bool changed = std::visit(
+            [&](auto member) {
+                using T = std::decay_t<decltype(d.*member)>;
+                if constexpr (std::is_same_v<T, std::string>) {
+                    return r.settings.*member == "7";
+                } else {
+                    return r.settings.*member == static_cast<T>(7);
+                }
+            },
+            spec.field);
+        EXPECT_TRUE(changed || !r.error.empty()) << spec.env;
+    }
+}
+
+// The table of docs/configuration.md is SettingsTable(), byte for byte: a setting added,
+// renamed or redocumented in the code without the page (or the reverse) fails here, and the
+// message holds the table to paste.
+TEST(SettingSpecs, DocsConfigurationHoldsTheirTable) {
+    std::ifstream in(GENHOST_SOURCE_DIR "/docs/configuration.md");
+    ASSERT_TRUE(in);
+    std::stringstream page;
+    page << in.rdbuf();
+    const std::string table = SettingsTable();
+    EXPECT_NE(page.str().find(table), std::string::npos)
+        << "docs/configuration.md does not hold the settings table; it should be:\n"
+        << table;
 }
 
 TEST(ProcessEnv, ReadsTheRealEnvironment) {

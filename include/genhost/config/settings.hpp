@@ -1,19 +1,24 @@
 // genhost/config/settings.hpp
 //
 // Provides Settings, every knob of `genhost serve`, read from the environment (GENHOST_*,
-// DATABASE_URL) and overridden by command-line flags. docs/configuration.md lists them all.
+// DATABASE_URL) and overridden by command-line flags, and SettingSpecs, the one table of them
+// (variable, flag, field, secrecy, default and doc) that drives the parsing, `--help` and the
+// table of docs/configuration.md (a unit test keeps that page equal to SettingsTable()).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace genhost::config {
 
 struct Settings {
+    std::string listen = "127.0.0.1:8080";  // host:port or unix:PATH; parsed into the three below
     std::string listen_host = "127.0.0.1";
     unsigned short listen_port = 8080;
     std::string listen_unix;   // GENHOST_LISTEN=unix:PATH: a unix-domain socket instead
@@ -87,9 +92,36 @@ struct Settings {
     std::string s3_region = "us-east-1";
     std::string s3_bucket;
     std::string s3_access_key_id;
-    std::string s3_secret_access_key;  // environment only: no flag (it would show in ps)
+    std::string s3_secret_access_key;  // a secret: environment or its _FILE only
     std::string s3_prefix;
 };
+
+// SettingField points at the member of Settings a setting fills.
+using SettingField =
+    std::variant<std::string Settings::*, int Settings::*, std::int64_t Settings::*,
+                 double Settings::*, std::size_t Settings::*>;
+
+// SettingSpec describes one setting.
+struct SettingSpec {
+    const char* env;   // its environment variable
+    const char* flag;  // its flag without "--"; empty: environment only
+    SettingField field;
+    // A secret is never a flag (flags show in the process list), is shown by --help only as
+    // "(set)", and may instead be read from the file that ENV_FILE names.
+    bool secret;
+    const char* default_doc;  // the default, as docs/configuration.md shows it (markdown)
+    const char* summary;      // one line for --help
+    const char* doc;          // the meaning, as docs/configuration.md shows it (markdown)
+};
+
+// SettingSpecs is every setting, in the order of docs/configuration.md.
+std::span<const SettingSpec> SettingSpecs();
+
+// SettingsTable is the markdown table of docs/configuration.md, made from SettingSpecs.
+std::string SettingsTable();
+
+// Version is genhost's version ("0.1.0").
+const char* Version();
 
 // ParseResult is the outcome of reading the command line.
 struct ParseResult {
@@ -97,6 +129,7 @@ struct ParseResult {
     std::vector<std::string> positional;  // subcommand and its arguments
     std::string error;                    // non-empty: print it and exit 2
     bool help = false;
+    bool version = false;  // --version: print Version() and exit
     std::string help_text;
 };
 
