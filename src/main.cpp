@@ -13,6 +13,7 @@
 #include "genhost/core/ids.hpp"
 #include "genhost/core/logging.hpp"
 #include "genhost/core/resources.hpp"
+#include "genhost/core/version.hpp"
 #include "genhost/http/server.hpp"
 #include "genhost/media/log.hpp"
 #include "genhost/outputs/output_store.hpp"
@@ -321,6 +322,7 @@ int Serve(const Settings& settings) {
     const genhost::tasks::OutputReferences task_inputs(inputs, output_store);
     wopts.inputs = &task_inputs;
     wopts.nice = s.worker_nice;
+    wopts.metrics = &metrics.Registry();
     // Moderation before any provider runs (docs/moderation.md).
     const auto moderation = genhost::tasks::Moderator::Load(
         s.moderation_file.empty() ? Resource("schemas/moderation.json")
@@ -500,10 +502,11 @@ int Serve(const Settings& settings) {
              "Tasks running in this process.",
              {},
              static_cast<double>(workers.Running())},
-            {"genhost_worker_runs_abandoned",
+            {"genhost_worker_runs_abandoned_total",
              "Task runs of this process stopped because their lease was lost, since it started.",
              {},
-             static_cast<double>(workers.Abandoned())},
+             static_cast<double>(workers.Abandoned()),
+             true},
             {"genhost_listener_connected",
              "Whether the notification listener is connected.",
              {},
@@ -513,10 +516,11 @@ int Serve(const Settings& settings) {
                               "Open HTTP connections (GENHOST_MAX_CONNECTIONS caps them).",
                               {},
                               static_cast<double>(server->Connections())});
-            gauges.push_back({"genhost_http_connections_refused",
+            gauges.push_back({"genhost_http_connections_refused_total",
                               "Connections answered 503 at the connection cap, since start.",
                               {},
-                              static_cast<double>(server->Refusals())});
+                              static_cast<double>(server->Refusals()),
+                              true});
             gauges.push_back({"genhost_http_body_memory_bytes",
                               "Request body bytes held now (GENHOST_MAX_BODY_MEMORY caps them).",
                               {},
@@ -794,7 +798,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (parsed.version) {
-        std::cout << "genhost " << genhost::config::Version() << "\n";
+        std::cout << "genhost " << genhost::Version() << "\n";
         return 0;
     }
     if (!parsed.error.empty()) {

@@ -246,10 +246,12 @@ asio::awaitable<http::Response> Generate(App& app, routing::Modality modality, h
     entry.task_id = created->id;
     entry.estimated_credits = created->credits;
     app.routers.log->Append(std::move(entry));
-    co_return http::Response::Json(200,
-                                   {{"dryRun", false},
-                                    {"id", created->id},
-                                    {"routing", RoutingJson(*slug, decision, created->credits)}});
+    auto response =
+        http::Response::Json(200, {{"dryRun", false},
+                                   {"id", created->id},
+                                   {"routing", RoutingJson(*slug, decision, created->credits)}});
+    response.task_id = created->id;
+    co_return response;
 }
 
 asio::awaitable<http::Response> GenerateVideo(App& app, http::Request& req,

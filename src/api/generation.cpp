@@ -42,7 +42,9 @@ http::Response CreatedTaskResponse(const CreatedTask& created) {
     body += "},\"id\":\"";
     body += created.id;
     body += "\"}";
-    return http::Response::JsonText(200, std::move(body));
+    auto response = http::Response::JsonText(200, std::move(body));
+    response.task_id = created.id;
+    return response;
 }
 
 asio::awaitable<Result<CreatedTask>> CreateTask(App& app, const std::string& endpoint,

@@ -3,6 +3,7 @@
 #include "genhost/assets/address_policy.hpp"
 #include "genhost/assets/content_types.hpp"
 #include "genhost/assets/url.hpp"
+#include "genhost/core/version.hpp"
 
 #include <openssl/ssl.h>
 #include <boost/asio/co_spawn.hpp>
@@ -21,10 +22,6 @@
 #include <filesystem>
 #include <stdexcept>
 #include <vector>
-
-#ifndef GENHOST_VERSION
-#define GENHOST_VERSION "0"
-#endif
 
 namespace genhost::assets {
 
@@ -236,7 +233,8 @@ std::map<std::string, TestEndpoint> ParseTestHosts(std::string_view spec) {
 Fetcher::Fetcher(FetcherOptions options)
     : options_(std::move(options)), impl_(std::make_unique<Impl>()) {
     if (options_.user_agent.empty()) {
-        options_.user_agent = "genhost/" GENHOST_VERSION " API/2024-11-06 (asset fetcher)";
+        options_.user_agent =
+            std::string("genhost/") + genhost::Version() + " API/2024-11-06 (asset fetcher)";
     }
     ssl::context& tls = impl_->tls;
     SSL_CTX_set_min_proto_version(tls.native_handle(), TLS1_2_VERSION);

@@ -248,6 +248,4 @@ std::string SettingsTable() {
     return out;
 }
 
-const char* Version() { return GENHOST_VERSION; }
-
 }  // namespace genhost::config

@@ -31,6 +31,11 @@ std::shared_ptr<spdlog::logger>& AccessSlot() {
     return logger;
 }
 
+std::shared_ptr<spdlog::logger>& EventSlot() {
+    static std::shared_ptr<spdlog::logger> logger;
+    return logger;
+}
+
 }  // namespace
 
 std::string JsonEscape(std::string_view s) {
@@ -92,29 +97,42 @@ void SetupLogging(const std::string& level, const std::string& format) {
                                                  std::make_shared<spdlog::sinks::stdout_sink_mt>());
     auto access = std::make_shared<spdlog::logger>(
         "access", std::make_shared<spdlog::sinks::stdout_sink_mt>());
+    auto events = std::make_shared<spdlog::logger>(
+        "events", std::make_shared<spdlog::sinks::stdout_sink_mt>());
     if (format == "json") {
         auto f = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
         f->add_flag<EscapedMessage>('*').set_pattern(
             R"({"ts":"%Y-%m-%dT%H:%M:%S.%eZ","level":"%l","logger":"%n","msg":"%*"})");
         main->set_formatter(std::move(f));
         access->set_pattern("%v", spdlog::pattern_time_type::utc);
+        events->set_pattern("%v", spdlog::pattern_time_type::utc);
     } else {
         main->set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %l %v", spdlog::pattern_time_type::utc);
         access->set_pattern("%Y-%m-%dT%H:%M:%S.%eZ access %v", spdlog::pattern_time_type::utc);
+        events->set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %l %v", spdlog::pattern_time_type::utc);
     }
     main->set_level(lvl);
     access->set_level(lvl);
+    events->set_level(lvl);
     // Lines are flushed every second (and at once from warn up): a flush per access line would
     // cost a system call per request.
     main->flush_on(spdlog::level::warn);
     access->flush_on(spdlog::level::warn);
+    events->flush_on(spdlog::level::warn);
     spdlog::flush_every(std::chrono::seconds(1));
     spdlog::set_default_logger(main);
     AccessSlot() = access;
+    EventSlot() = events;
 }
 
 std::shared_ptr<spdlog::logger> AccessLogger() {
     auto& slot = AccessSlot();
+    if (!slot) slot = spdlog::default_logger();
+    return slot;
+}
+
+std::shared_ptr<spdlog::logger> EventLogger() {
+    auto& slot = EventSlot();
     if (!slot) slot = spdlog::default_logger();
     return slot;
 }

@@ -5,18 +5,8 @@
 namespace genhost::http {
 
 namespace {
-std::string Escape(std::string_view v) {
-    std::string out;
-    for (const char c : v) {
-        if (c == '\\' || c == '"') out += '\\';
-        if (c == '\n') {
-            out += "\\n";
-            continue;
-        }
-        out += c;
-    }
-    return out;
-}
+
+using metrics::EscapeLabel;
 
 // MethodLabel bounds the method label: the methods an HTTP API is called with keep their name,
 // and so does "-" (a request whose method could not be read); anything else a client sends is
@@ -49,7 +39,7 @@ void Metrics::ObserveRequest(std::string_view route, std::string_view method, in
     }
 }
 
-std::string Metrics::Render(const std::vector<Sample>& gauges) const {
+std::string Metrics::Render(const std::vector<Sample>& samples) const {
     std::string out;
     out += "# HELP genhost_http_requests_total HTTP requests answered.\n";
     out += "# TYPE genhost_http_requests_total counter\n";
@@ -62,14 +52,14 @@ std::string Metrics::Render(const std::vector<Sample>& gauges) const {
         const auto& [route, method, status] = key;
         out += fmt::format(
             "genhost_http_requests_total{{route=\"{}\",method=\"{}\",status=\"{}\"}} {}\n",
-            Escape(route), Escape(method), status, s.count);
+            EscapeLabel(route), EscapeLabel(method), status, s.count);
     }
     out += "# HELP genhost_http_request_duration_seconds Time to answer an HTTP request.\n";
     out += "# TYPE genhost_http_request_duration_seconds histogram\n";
     for (const auto& [key, s] : copy) {
         const auto& [route, method, status] = key;
         const std::string labels = fmt::format("route=\"{}\",method=\"{}\",status=\"{}\"",
-                                               Escape(route), Escape(method), status);
+                                               EscapeLabel(route), EscapeLabel(method), status);
         for (std::size_t i = 0; i < kBuckets.size(); ++i) {
             out += fmt::format("genhost_http_request_duration_seconds_bucket{{{},le=\"{}\"}} {}\n",
                                labels, kBuckets[i], s.buckets[i]);
@@ -80,10 +70,12 @@ std::string Metrics::Render(const std::vector<Sample>& gauges) const {
         out +=
             fmt::format("genhost_http_request_duration_seconds_count{{{}}} {}\n", labels, s.count);
     }
+    registry_.Render(out);
     std::string last_name;
-    for (const auto& g : gauges) {
+    for (const auto& g : samples) {
         if (g.name != last_name) {
-            out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", g.name, g.help, g.name);
+            out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", g.name, g.help, g.name,
+                               g.counter ? "counter" : "gauge");
             last_name = g.name;
         }
         out += g.name;
@@ -91,11 +83,11 @@ std::string Metrics::Render(const std::vector<Sample>& gauges) const {
             out += '{';
             for (std::size_t i = 0; i < g.labels.size(); ++i) {
                 if (i > 0) out += ',';
-                out += fmt::format("{}=\"{}\"", g.labels[i].first, Escape(g.labels[i].second));
+                out += fmt::format("{}=\"{}\"", g.labels[i].first, EscapeLabel(g.labels[i].second));
             }
             out += '}';
         }
-        out += fmt::format(" {}\n", g.value);
+        out += " " + metrics::FormatValue(g.value) + "\n";
     }
     return out;
 }

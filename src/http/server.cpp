@@ -625,8 +625,8 @@ asio::awaitable<void> Server::RefuseConnection(std::shared_ptr<Session> session)
     stream.close(ec);
 }
 
-void Server::Log(const Request& request, int status,
-                 std::chrono::steady_clock::time_point started) {
+void Server::Log(const Request& request, int status, std::chrono::steady_clock::time_point started,
+                 std::string_view task_id) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     metrics_.ObserveRequest(request.route.empty() ? std::string_view("unmatched") : request.route,
@@ -635,17 +635,18 @@ void Server::Log(const Request& request, int status,
     // Formatted only when the access log is on (the level may leave it off).
     if (const auto access = AccessLogger(); access->should_log(spdlog::level::info)) {
         access->info(
-            R"({{"ts":"{}","level":"info","logger":"access","method":"{}","path":"{}","status":{},"duration_ms":{:.3f},"request_id":"{}","org":"{}","remote":"{}"}})",
+            R"({{"ts":"{}","level":"info","logger":"access","method":"{}","path":"{}","status":{},"duration_ms":{:.3f},"request_id":"{}","org":"{}","remote":"{}"{}}})",
             FormatTimestamp(SystemClock::Instance().Now()), JsonEscape(request.method),
             JsonEscape(request.path), status, seconds * 1000, JsonEscape(request.request_id),
-            JsonEscape(request.org_id), JsonEscape(request.remote_address));
+            JsonEscape(request.org_id), JsonEscape(request.remote_address),
+            task_id.empty() ? std::string() : ",\"task\":\"" + JsonEscape(task_id) + "\"");
     }
 }
 
 asio::awaitable<bool> Server::Send(Session& session, const Request& request,
                                    const Response& response, unsigned version, bool keep_alive,
                                    std::chrono::steady_clock::time_point started) {
-    Log(request, response.status, started);
+    Log(request, response.status, started, response.task_id);
     if (session.deadline == std::chrono::steady_clock::time_point::max()) {
         session.Limit(options_.read_timeout);
     }

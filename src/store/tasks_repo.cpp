@@ -142,9 +142,14 @@ constexpr const char* kDeleteRetiredSql =
     "DELETE FROM tasks WHERE id = ANY($1::uuid[])"
     " AND finished_at < now() - make_interval(secs => $2)";
 
-constexpr const char* kStatusCounts = "tasks_status_counts";
-constexpr const char* kStatusCountsSql =
-    "SELECT status, count(*) FROM tasks WHERE NOT deleted GROUP BY status";
+// Each count reads only its status's partial index (tasks_pending, tasks_throttled,
+// tasks_running): its cost follows the unfinished tasks, never the whole table. An unfinished
+// task is never `deleted` (DELETE cancels it first).
+constexpr const char* kActiveCounts = "tasks_active_counts";
+constexpr const char* kActiveCountsSql =
+    "SELECT (SELECT count(*) FROM tasks WHERE status = 'PENDING'),"
+    " (SELECT count(*) FROM tasks WHERE status = 'THROTTLED'),"
+    " (SELECT count(*) FROM tasks WHERE status = 'RUNNING')";
 
 CancelResult ReadCancel(const pqxx::result& r) {
     CancelResult out;
@@ -307,7 +312,7 @@ void TaskRepo::Prepare(Database& db) {
     db.Prepare(kPromote, kPromoteSql);
     db.Prepare(kRetired, kRetiredSql);
     db.Prepare(kDeleteRetired, kDeleteRetiredSql);
-    db.Prepare(kStatusCounts, kStatusCountsSql);
+    db.Prepare(kActiveCounts, kActiveCountsSql);
 }
 
 boost::asio::awaitable<CreateResult> TaskRepo::Create(NewTask task) {
@@ -482,13 +487,14 @@ int TaskRepo::DeleteRetiredSync(const std::vector<std::string>& ids, double rete
     return deleted;
 }
 
-boost::asio::awaitable<std::map<std::string, long long>> TaskRepo::StatusCounts() {
+boost::asio::awaitable<std::map<std::string, long long>> TaskRepo::ActiveCounts() {
     std::map<std::string, long long> counts;
     co_await db_.Run([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        for (const auto& row : n.exec_prepared(kStatusCounts)) {
-            counts[row[0].as<std::string>()] = row[1].as<long long>();
-        }
+        const auto row = n.exec_prepared1(kActiveCounts);
+        counts["PENDING"] = row[0].as<long long>();
+        counts["THROTTLED"] = row[1].as<long long>();
+        counts["RUNNING"] = row[2].as<long long>();
     });
     co_return counts;
 }

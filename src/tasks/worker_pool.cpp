@@ -1,6 +1,8 @@
 #include "genhost/tasks/worker_pool.hpp"
 
+#include "genhost/core/clock.hpp"
 #include "genhost/core/crypto.hpp"
+#include "genhost/core/logging.hpp"
 #include "genhost/core/memory.hpp"
 #include "genhost/store/database.hpp"
 
@@ -25,7 +27,37 @@ WorkerPool::WorkerPool(WorkerOptions options, store::TaskRepo& repo,
       catalog_(catalog),
       providers_(std::move(providers)),
       store_(store),
-      limit_(std::move(limit)) {}
+      limit_(std::move(limit)) {
+    if (options_.metrics != nullptr) {
+        finished_ = &options_.metrics->Counter(
+            "genhost_tasks_finished_total",
+            "Task runs of this process by model and outcome (SUCCEEDED, FAILED, CANCELLED, "
+            "REQUEUED by a shutdown, ABANDONED when the lease was lost).",
+            {"model", "status"});
+        durations_ = &options_.metrics->Histogram(
+            "genhost_task_duration_seconds",
+            "Time from a run's claim to its end, by model (successful runs).", {"model"},
+            metrics::kTaskSecondsBuckets);
+        failures_ = &options_.metrics->Counter("genhost_task_failures_total",
+                                               "Failed task runs by model and failureCode.",
+                                               {"model", "code"});
+    }
+}
+
+void WorkerPool::Ended(const store::ClaimedTask& task, std::string_view outcome,
+                       std::string_view failure_code, double seconds) {
+    if (finished_ != nullptr) {
+        finished_->Inc({task.model, outcome});
+        if (outcome == "SUCCEEDED") durations_->Observe({task.model}, seconds);
+        if (outcome == "FAILED") failures_->Inc({task.model, failure_code});
+    }
+    if (const auto events = EventLogger(); events->should_log(spdlog::level::info)) {
+        events->info(
+            R"({{"ts":"{}","level":"info","logger":"task","event":"end","task":"{}","model":"{}","attempt":{},"outcome":"{}","failure_code":"{}","duration_ms":{:.1f}}})",
+            FormatTimestamp(SystemClock::Instance().Now()), task.id, JsonEscape(task.model),
+            task.attempts, outcome, JsonEscape(failure_code), seconds * 1000);
+    }
+}
 
 WorkerPool::~WorkerPool() { Stop(std::chrono::milliseconds(0)); }
 
@@ -144,8 +176,13 @@ void WorkerPool::WorkerMain() {
 
 void WorkerPool::RunTask(const store::ClaimedTask& task) {
     const auto job = runs_.Begin(task.id);
-    spdlog::debug("task {} started ({} {}, attempt {})", task.id, task.endpoint, task.model,
-                  task.attempts);
+    const auto started = std::chrono::steady_clock::now();
+    if (const auto events = EventLogger(); events->should_log(spdlog::level::info)) {
+        events->info(
+            R"({{"ts":"{}","level":"info","logger":"task","event":"start","task":"{}","model":"{}","endpoint":"{}","attempt":{}}})",
+            FormatTimestamp(SystemClock::Instance().Now()), task.id, JsonEscape(task.model),
+            JsonEscape(task.endpoint), task.attempts);
+    }
 
     // The end to record: SUCCEEDED or FAILED, nothing when cancelled.
     std::optional<store::TaskStatus> status = store::TaskStatus::kSucceeded;
@@ -253,15 +290,21 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
     if (!recorded) {
         for (const auto& name : names) store_.DeleteObject(task.id, name);
     }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (recorded) {
-        spdlog::debug("task {} {}", task.id, store::TaskStatusName(*status));
+        Ended(task, store::TaskStatusName(*status), failure_code, seconds);
+    } else if (!status) {
+        Ended(task, "CANCELLED", "", seconds);
     } else if (stop_) {
+        Ended(task, "REQUEUED", "", seconds);
         spdlog::info("task {} attempt {} stopped by the shutdown; it goes back to the queue",
                      task.id, task.attempts);
     } else {
         // The lease was lost (cancelled, or another node took the task over): nothing of this run
         // is kept. ++abandoned_ makes it countable (Abandoned, /metrics).
         ++abandoned_;
+        Ended(task, "ABANDONED", "", seconds);
         spdlog::info("task {} attempt {} abandoned: its lease was lost", task.id, task.attempts);
     }
     runs_.End(task.id, job);

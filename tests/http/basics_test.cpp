@@ -4,6 +4,7 @@
 
 #include <gmock/gmock.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <map>
@@ -467,9 +468,61 @@ TEST_F(Basics, MetricsArePrometheusText) {
         HasSubstr("genhost_http_requests_total{route=\"/healthz\",method=\"GET\",status=\"200\"}"));
     EXPECT_THAT(r.body,
                 HasSubstr("genhost_http_request_duration_seconds_bucket{route=\"/healthz\""));
-    EXPECT_THAT(r.body, HasSubstr("genhost_tasks{status=\"SUCCEEDED\"}"));
+    EXPECT_THAT(r.body, HasSubstr("genhost_tasks{status=\"PENDING\"}"));
     EXPECT_THAT(r.body, HasSubstr("genhost_queue_depth"));
     EXPECT_THAT(r.body, HasSubstr("genhost_db_pool_connections"));
+    // Issue 32: build and process metrics.
+    EXPECT_THAT(r.body, HasSubstr("genhost_build_info{version=\""));
+    EXPECT_GT(MetricValue(c, "process_resident_memory_bytes"), 1e6);
+    EXPECT_GT(MetricValue(c, "process_threads"), 1);
+    EXPECT_GT(MetricValue(c, "process_open_fds"), 3);
+    EXPECT_GE(MetricValue(c, "process_cpu_seconds_total"), 0);
+    // Prometheus conventions: a family is a counter exactly when its name ends in _total.
+    std::istringstream lines(c.Send("GET", "/metrics").body);
+    int families = 0;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("# TYPE ", 0) != 0) continue;
+        ++families;
+        std::istringstream fields(line.substr(7));
+        std::string name, type;
+        fields >> name >> type;
+        const bool total = name.size() > 6 && name.compare(name.size() - 6, 6, "_total") == 0;
+        EXPECT_EQ(total, type == "counter") << line;
+    }
+    EXPECT_GT(families, 15);
+}
+
+// Issue 32: per-model task metrics, and each task's start and end logged with the task named in
+// the access line of the request that created it.
+TEST_F(Basics, TasksAreCountedByModelAndLoggedAtTheirStartAndEnd) {
+    auto c = Client();
+    const std::string done =
+        "genhost_tasks_finished_total{model=\"gen4_image\",status=\"SUCCEEDED\"}";
+    const double before = std::max(0.0, MetricValue(c, done));
+    const auto created =
+        c.Send("POST", "/v1/text_to_image", AuthHeaders(), ImageRequest("gen4_image").dump());
+    ASSERT_EQ(created.status, 200) << created.body;
+    const std::string id = created.Json()["id"];
+    ASSERT_EQ(WaitForStatus(c, id, {"SUCCEEDED"})["status"], "SUCCEEDED");
+    EXPECT_EQ(MetricValue(c, done), before + 1);
+    EXPECT_GE(MetricValue(c, "genhost_task_duration_seconds_count{model=\"gen4_image\"}"), 1);
+    bool access = false, start = false, end = false;
+    for (int i = 0; i < 40 && !(access && start && end); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        std::istringstream in(server_->Log());
+        for (std::string l; std::getline(in, l);) {
+            const auto j = nlohmann::json::parse(l, nullptr, /*allow_exceptions=*/false);
+            if (!j.is_object() || j.value("task", "") != id) continue;
+            if (j["logger"] == "access") access = j["path"] == "/v1/text_to_image";
+            if (j["logger"] == "task" && j["event"] == "start") start = j["model"] == "gen4_image";
+            if (j["logger"] == "task" && j["event"] == "end") {
+                end = j["outcome"] == "SUCCEEDED" && j["duration_ms"].get<double>() > 0;
+            }
+        }
+    }
+    EXPECT_TRUE(access);
+    EXPECT_TRUE(start);
+    EXPECT_TRUE(end);
 }
 
 TEST_F(Basics, AccessLinesOfInvalidUtf8AndUnreadableRequestsAreJsonToo) {

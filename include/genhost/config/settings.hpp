@@ -120,9 +120,6 @@ std::span<const SettingSpec> SettingSpecs();
 // SettingsTable is the markdown table of docs/configuration.md, made from SettingSpecs.
 std::string SettingsTable();
 
-// Version is genhost's version ("0.1.0").
-const char* Version();
-
 // ParseResult is the outcome of reading the command line.
 struct ParseResult {
     Settings settings;

@@ -50,6 +50,8 @@ struct Response {
     std::string body;
     // For HEAD: the Content-Length to announce while sending no body.
     std::optional<std::uint64_t> head_length;
+    // The task this request created, named in its access-log line (never sent).
+    std::string task_id;
 
     void SetHeader(std::string name, std::string value);
 

@@ -2,7 +2,9 @@
 //
 // Provides Metrics: request counters and latency histograms by route, method and status, kept
 // in process and rendered in the Prometheus text exposition format together with gauges the
-// caller samples at scrape time (task counts, queue depth, database pool use). Thread-safe.
+// caller samples at scrape time (task counts, queue depth, database pool use) and the families
+// of its metrics::Registry, which the components count into (tasks, providers, S3, realtime).
+// Thread-safe.
 #pragma once
 
 #include <array>
@@ -14,14 +16,18 @@
 #include <tuple>
 #include <vector>
 
+#include "genhost/core/metrics.hpp"
+
 namespace genhost::http {
 
-// Sample is one gauge value: name, labels ({key, value} pairs) and value.
+// Sample is one value sampled at scrape time: name, labels ({key, value} pairs) and value; a
+// gauge unless `counter` (a total kept elsewhere, whose name ends in _total).
 struct Sample {
     std::string name;
     std::string help;
     std::vector<std::pair<std::string, std::string>> labels;
     double value = 0;
+    bool counter = false;
 };
 
 class Metrics {
@@ -33,8 +39,12 @@ class Metrics {
     void ObserveRequest(std::string_view route, std::string_view method, int status,
                         double seconds);
 
-    // Render returns the exposition text: the request metrics, then `gauges`.
-    std::string Render(const std::vector<Sample>& gauges) const;
+    // Render returns the exposition text: the request metrics, the registry's families, then
+    // `samples`.
+    std::string Render(const std::vector<Sample>& samples) const;
+
+    // Registry is where the components declare their own families.
+    metrics::Registry& Registry() { return registry_; }
 
   private:
     struct Series {
@@ -42,6 +52,7 @@ class Metrics {
         double sum = 0;
         std::array<std::uint64_t, kBuckets.size()> buckets{};
     };
+    metrics::Registry registry_;
     mutable std::mutex mu_;
     // Transparent: a request's series is found without building its key's strings.
     std::map<std::tuple<std::string, std::string, int>, Series, std::less<>> series_;

@@ -162,7 +162,8 @@ class Server {
                                       const Response& response, unsigned version, bool keep_alive,
                                       std::chrono::steady_clock::time_point started);
     // Log counts a request in the metrics and writes its access-log line.
-    void Log(const Request& request, int status, std::chrono::steady_clock::time_point started);
+    void Log(const Request& request, int status, std::chrono::steady_clock::time_point started,
+             std::string_view task_id = {});
     // Upgrade completes the WebSocket handshake of a request its route accepted and runs the
     // route's session; the connection ends with it.
     boost::asio::awaitable<void> Upgrade(Session& session, Request& request,

@@ -178,8 +178,9 @@ class TaskRepo {
     // DeleteRetiredSync deletes those of `ids` that are still retired; returns how many.
     int DeleteRetiredSync(const std::vector<std::string>& ids, double retention_seconds);
 
-    // StatusCounts counts tasks by status (deleted ones excluded), for /metrics.
-    boost::asio::awaitable<std::map<std::string, long long>> StatusCounts();
+    // ActiveCounts counts the unfinished tasks (PENDING, THROTTLED, RUNNING) cluster-wide, for
+    // /metrics, from the statuses' partial indexes: never a count of the whole table.
+    boost::asio::awaitable<std::map<std::string, long long>> ActiveCounts();
 
   private:
     struct GetKey {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include "genhost/catalog/catalog.hpp"
+#include "genhost/core/metrics.hpp"
 #include "genhost/outputs/output_store.hpp"
 #include "genhost/providers/provider.hpp"
 #include "genhost/store/tasks_repo.hpp"
@@ -49,6 +50,9 @@ struct WorkerOptions {
     // Worker threads (and the threads their pipelines start) run at this nice value (0..19)
     // under SCHED_BATCH, so the HTTP front end wins the CPU under a full media queue.
     int nice = 0;
+    // Where the per-model counts and durations of the runs go (genhost_tasks_finished_total,
+    // genhost_task_duration_seconds, genhost_task_failures_total); null: nowhere.
+    metrics::Registry* metrics = nullptr;
 };
 
 // LimitsFn returns the concurrency limit of `model` for an organization of `tier`.
@@ -89,6 +93,9 @@ class WorkerPool {
     void SweepMain();
     void Heartbeat();
     void Sleep(std::chrono::milliseconds d);
+    // Ended logs a run's end (an info event line) and counts it by model.
+    void Ended(const store::ClaimedTask& task, std::string_view outcome,
+               std::string_view failure_code, double seconds);
 
     WorkerOptions options_;
     store::TaskRepo& repo_;
@@ -96,6 +103,9 @@ class WorkerPool {
     std::map<std::string, providers::Provider*> providers_;
     outputs::OutputStore& store_;
     ConcurrencyLimitFn limit_;
+    metrics::Family* finished_ = nullptr;
+    metrics::Family* durations_ = nullptr;
+    metrics::Family* failures_ = nullptr;
 
     std::atomic<bool> stop_claiming_{false};
     std::atomic<bool> stop_{false};

@@ -1,0 +1,7 @@
+#include "genhost/core/version.hpp"
+
+namespace genhost {
+
+const char* Version() { return GENHOST_VERSION; }
+
+}  // namespace genhost
