@@ -192,6 +192,27 @@ int Serve(const Settings& settings) {
     // signed output and upload URLs carry. Nothing is accepted before Start, once all is wired.
     genhost::http::Router router;
     genhost::http::Metrics metrics;
+    std::string proxies_error;
+    const auto trusted_proxies =
+        genhost::http::TrustedProxies::Parse(s.trusted_proxies, &proxies_error);
+    if (!trusted_proxies) {
+        std::cerr << "genhost: GENHOST_TRUSTED_PROXIES: " << proxies_error << "\n";
+        return 2;
+    }
+    // GENHOST_METRICS_LISTEN: a listener of its own for /metrics (on worker nodes too).
+    genhost::http::Router metrics_router;
+    std::unique_ptr<genhost::http::Server> metrics_server;
+    if (!s.metrics_listen.empty()) {
+        genhost::http::ServerOptions mopts;
+        mopts.host = s.metrics_host;
+        mopts.port = s.metrics_port;
+        mopts.io_threads = 1;
+        mopts.max_connections = 64;
+        mopts.max_body_bytes = 64 * 1024;
+        mopts.max_body_memory = 1024 * 1024;
+        metrics_server = std::make_unique<genhost::http::Server>(mopts, metrics_router, metrics);
+        metrics_server->Listen();
+    }
     std::unique_ptr<genhost::http::Server> server;
     if (s.role != "worker") {
         genhost::http::ServerOptions hopts;
@@ -205,6 +226,7 @@ int Serve(const Settings& settings) {
             std::chrono::milliseconds(static_cast<long>(s.read_timeout_seconds * 1000));
         hopts.max_connections = ConnectionCap(s.max_connections);
         hopts.max_body_memory = s.max_body_memory;
+        hopts.trusted_proxies = *trusted_proxies;
         server = std::make_unique<genhost::http::Server>(hopts, router, metrics);
         server->Listen();
         if (s.listen_port == 0) s.listen_port = server->Port();
@@ -528,7 +550,13 @@ int Serve(const Settings& settings) {
         }
         return gauges;
     };
+    if (metrics_server) app.metrics_router = &metrics_router;
     genhost::api::RegisterRoutes(router, app);
+    if (metrics_server) {
+        metrics_server->SetDocUrl(doc_url);
+        metrics_server->Start();
+        spdlog::info("metrics on {}:{}/metrics", s.metrics_host, metrics_server->Port());
+    }
 
     if (server) {
         server->SetDocUrl(doc_url);
@@ -582,6 +610,8 @@ int Serve(const Settings& settings) {
     realtime_engine.Stop(std::chrono::milliseconds(0));  // live sessions end; see docs/realtime.md
     listener.Stop();
     router_log.Stop();  // writes the decisions still queued
+    // Last: the drain's progress stays visible to scrapes until the end.
+    if (metrics_server) metrics_server->Shutdown(std::chrono::milliseconds(1000));
     blocking.join();
     db.Stop();
     spdlog::info("genhost stopped");

@@ -107,7 +107,11 @@ void RegisterRoutes(http::Router& router, App& app) {
                     Authed(app, WithQueryCheck(app, op, binding.authed), op.auth == "apiKey"));
                 break;
             case Binding::Kind::kPublic:
-                router.Add(op.method, op.path, Public(app, binding.open));
+                // GENHOST_METRICS_LISTEN moves /metrics off the API's port.
+                (op.operation_id == "getMetrics" && app.metrics_router != nullptr
+                     ? *app.metrics_router
+                     : router)
+                    .Add(op.method, op.path, Public(app, binding.open));
                 break;
             case Binding::Kind::kStreaming:
                 router.AddStreaming(op.method, op.path, binding.body_limit,

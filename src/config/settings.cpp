@@ -201,6 +201,11 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         out.error = "invalid listen address (want host:port or unix:PATH): " + listen;
         return out;
     }
+    if (!s.metrics_listen.empty() &&
+        !SplitListen(s.metrics_listen, s.metrics_host, s.metrics_port)) {
+        out.error = "invalid metrics listen address (want host:port): " + s.metrics_listen;
+        return out;
+    }
     if (s.log_format != "json" && s.log_format != "text") {
         out.error = "log format must be json or text";
     } else if (s.role != "all" && s.role != "api" && s.role != "worker") {

@@ -635,10 +635,12 @@ void Server::Log(const Request& request, int status, std::chrono::steady_clock::
     // Formatted only when the access log is on (the level may leave it off).
     if (const auto access = AccessLogger(); access->should_log(spdlog::level::info)) {
         access->info(
-            R"({{"ts":"{}","level":"info","logger":"access","method":"{}","path":"{}","status":{},"duration_ms":{:.3f},"request_id":"{}","org":"{}","remote":"{}"{}}})",
+            R"({{"ts":"{}","level":"info","logger":"access","method":"{}","path":"{}","status":{},"duration_ms":{:.3f},"request_id":"{}","org":"{}","remote":"{}"{}{}}})",
             FormatTimestamp(SystemClock::Instance().Now()), JsonEscape(request.method),
             JsonEscape(request.path), status, seconds * 1000, JsonEscape(request.request_id),
             JsonEscape(request.org_id), JsonEscape(request.remote_address),
+            request.peer_address.empty() ? std::string()
+                                         : ",\"peer\":\"" + JsonEscape(request.peer_address) + "\"",
             task_id.empty() ? std::string() : ",\"task\":\"" + JsonEscape(task_id) + "\"");
     }
 }
@@ -761,6 +763,22 @@ asio::awaitable<void> Server::RunSession(std::shared_ptr<Session> session) {
         const auto& head = header_parser.get();
         const unsigned version = head.version();
         Request request = MakeRequest(head, remote);
+        if (!options_.trusted_proxies.Empty()) {
+            // Every X-Forwarded-For line, in order, as one list.
+            std::string forwarded;
+            bool any = false;
+            for (const auto& [name, value] : request.headers) {
+                if (name != "x-forwarded-for") continue;
+                if (any) forwarded += ',';
+                forwarded += value;
+                any = true;
+            }
+            if (any) {
+                request.remote_address =
+                    ClientAddress(options_.trusted_proxies, remote, std::string_view(forwarded));
+                if (request.remote_address != remote) request.peer_address = remote;
+            }
+        }
         // A body follows the header: a Content-Length above 0, or chunked.
         const bool announced = !header_parser.is_done();
         const bool keep_alive = header_parser.keep_alive();

@@ -74,6 +74,9 @@ struct App {
     std::shared_ptr<std::atomic<bool>> draining = std::make_shared<std::atomic<bool>>(false);
     // Extra gauges for /metrics (workers running here, listener state, ...).
     std::function<std::vector<http::Sample>()> extra_gauges;
+    // When set (GENHOST_METRICS_LISTEN), /metrics is served on this router's listener instead
+    // of the API's.
+    http::Router* metrics_router = nullptr;
     // Reads, probes and checks the media inputs of generation requests (src/assets); without
     // it media strings are stored as sent, unchecked.
     assets::RequestInputs* inputs = nullptr;

@@ -21,7 +21,15 @@ struct Settings {
     std::string listen = "127.0.0.1:8080";  // host:port or unix:PATH; parsed into the three below
     std::string listen_host = "127.0.0.1";
     unsigned short listen_port = 8080;
-    std::string listen_unix;   // GENHOST_LISTEN=unix:PATH: a unix-domain socket instead
+    std::string listen_unix;  // GENHOST_LISTEN=unix:PATH: a unix-domain socket instead
+    // GENHOST_METRICS_LISTEN: host:port of a listener serving only /metrics (then the API's
+    // port answers it 404); empty: /metrics is on the API's port. Parsed into the two below.
+    std::string metrics_listen;
+    std::string metrics_host;
+    unsigned short metrics_port = 0;
+    // GENHOST_TRUSTED_PROXIES: addresses and networks whose X-Forwarded-For names the client
+    // (src/http/forwarded.hpp); checked at start.
+    std::string trusted_proxies;
     std::string database_url;  // required for serve / migrate / keys / tasks
     std::string api_key;       // provisioned for the default organization when set
     std::string default_org = "default";

@@ -29,7 +29,9 @@ struct Request {
     std::string_view route;  // pattern of the matched route (the router's own), for metrics
     std::map<std::string, std::string> params;  // path parameters, e.g. {"id": "..."}
     std::string org_id;                         // set once authenticated, for the access log
+    // The client's address: the peer's, or the one a trusted proxy forwards for (forwarded.hpp).
     std::string remote_address;
+    std::string peer_address;  // the socket's peer, when a trusted proxy forwards for another
     // What the route's gate learnt about the caller, for the handler (the api layer's
     // authenticated principal); empty for routes without a gate.
     std::any auth;

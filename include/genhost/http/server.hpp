@@ -39,6 +39,7 @@
 #pragma once
 
 #include "genhost/core/memory.hpp"
+#include "genhost/http/forwarded.hpp"
 #include "genhost/http/metrics.hpp"
 #include "genhost/http/router.hpp"
 
@@ -75,6 +76,8 @@ struct ServerOptions {
     // by all connections together, from before a body is read until its response is written (0:
     // no cap). A body announced past it, or growing past it, is answered 503 with Retry-After.
     std::size_t max_body_memory = 256 * 1024 * 1024;
+    // Peers whose X-Forwarded-For names the client (GENHOST_TRUSTED_PROXIES); empty: none.
+    TrustedProxies trusted_proxies;
 };
 
 class Server {
