@@ -440,7 +440,7 @@ int Serve(const Settings& settings) {
     genhost::tasks::JobEngine realtime_engine(
         realtime_engine_opts, jobs, {{genhost::tasks::kRealtimeJobKind, realtime_runner.Kind()}});
     // Workflow invocations (docs/workflows.md): their own engine, whose steps are short and
-    // frequent (a step every half second while tasks run), with the task lease, so an invocation
+    // frequent (woken when a node's task ends), with the task lease, so an invocation
     // whose node died mid-step goes on elsewhere as soon as a task would.
     genhost::store::WorkflowRepo workflows(db);
     genhost::tasks::WorkflowRunner workflow_runner(workflows, tasks, *catalog);
@@ -448,7 +448,6 @@ int Serve(const Settings& settings) {
     workflow_engine_opts.owner = wopts.owner;
     workflow_engine_opts.runners = 2;
     workflow_engine_opts.lease_seconds = s.lease_seconds;
-    workflow_engine_opts.poll = std::chrono::milliseconds(250);
     genhost::tasks::JobEngine workflow_engine(
         workflow_engine_opts, jobs, {{genhost::tasks::kWorkflowJobKind, workflow_runner.Kind()}});
     const std::string room_secret = genhost::store::SettingsRepo(db).GetOrCreateSync(
@@ -457,14 +456,17 @@ int Serve(const Settings& settings) {
     genhost::store::RouterCache router_cache;
     genhost::store::Listener listener(
         s.database_url,
-        {[&] { workers.Wake(); }, [&](const std::string& id) { workers.CancelLocal(id); },
-         [&] { authenticator.Invalidate(); },
-         [&] {
-             job_engine.Kick();
-             realtime_engine.Kick();
-             workflow_engine.Kick();
-         },
-         [&] { router_cache.Clear(); }});
+        {{"genhost_tasks", [&](const std::string&) { workers.Wake(); }},
+         {"genhost_cancel", [&](const std::string& id) { workers.CancelLocal(id); }},
+         {"genhost_keys", [&](const std::string&) { authenticator.Invalidate(); }},
+         {"genhost_jobs",
+          [&](const std::string&) {
+              job_engine.Kick();
+              realtime_engine.Kick();
+              workflow_engine.Kick();
+          }},
+         {"genhost_routers", [&](const std::string&) { router_cache.Clear(); }},
+         {"genhost_sessions", [&](const std::string& id) { realtime_runner.Wake(id); }}});
     listener.Start();
     workers.Start();
     upload_sweeper.Start();

@@ -48,8 +48,10 @@ const std::string kDeferSql =
     std::string(
         "UPDATE jobs SET status = 'PENDING', lease_owner = NULL, lease_expires_at = NULL,"
         " attempts = greatest(attempts - 1, 0),"
-        " run_after = clock_timestamp() + make_interval(secs => $5), updated_at = "
-        "clock_timestamp()") +
+        // A wake during the run (genhost_wake_job, migration 0016) makes it due at once.
+        " run_after = CASE WHEN woken_at >= updated_at THEN clock_timestamp()"
+        "   ELSE clock_timestamp() + make_interval(secs => $5) END,"
+        " updated_at = clock_timestamp()") +
     kHeld + " RETURNING 1";
 constexpr const char* kFail = "jobs_fail";
 const std::string kFailSql =

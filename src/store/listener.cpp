@@ -3,7 +3,11 @@
 #include <spdlog/spdlog.h>
 #include <pqxx/pqxx>
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
+#include <memory>
+#include <stdexcept>
 
 namespace genhost::store {
 
@@ -22,8 +26,21 @@ class Receiver final : public pqxx::notification_receiver {
 
 }  // namespace
 
-Listener::Listener(std::string dsn, Callbacks callbacks)
-    : dsn_(std::move(dsn)), callbacks_(std::move(callbacks)) {}
+Listener::Listener(std::string dsn, std::vector<Subscription> subscriptions)
+    : dsn_(std::move(dsn)), subscriptions_(std::move(subscriptions)) {
+    for (const auto& sub : subscriptions_) {
+        if (std::find(std::begin(kChannels), std::end(kChannels), sub.channel) ==
+            std::end(kChannels)) {
+            throw std::invalid_argument("no notification channel " + sub.channel);
+        }
+    }
+    for (const char* channel : kChannels) {
+        if (std::none_of(subscriptions_.begin(), subscriptions_.end(),
+                         [&](const Subscription& sub) { return sub.channel == channel; })) {
+            throw std::invalid_argument(std::string("nothing listens to ") + channel);
+        }
+    }
+}
 
 Listener::~Listener() { Stop(); }
 
@@ -42,30 +59,15 @@ void Listener::Run() {
     while (!stop_) {
         try {
             pqxx::connection conn(dsn_);
-            Receiver tasks(conn, "genhost_tasks", [this](const std::string&) {
-                if (callbacks_.on_tasks) callbacks_.on_tasks();
-            });
-            Receiver cancel(conn, "genhost_cancel", [this](const std::string& id) {
-                if (callbacks_.on_cancel) callbacks_.on_cancel(id);
-            });
-            Receiver keys(conn, "genhost_keys", [this](const std::string&) {
-                if (callbacks_.on_keys) callbacks_.on_keys();
-            });
-            Receiver jobs(conn, "genhost_jobs", [this](const std::string&) {
-                if (callbacks_.on_jobs) callbacks_.on_jobs();
-            });
-            Receiver routers(conn, "genhost_routers", [this](const std::string&) {
-                if (callbacks_.on_routers) callbacks_.on_routers();
-            });
+            std::vector<std::unique_ptr<Receiver>> receivers;
+            for (const auto& sub : subscriptions_) {
+                receivers.push_back(std::make_unique<Receiver>(conn, sub.channel, sub.notified));
+            }
             connected_ = true;
             backoff = std::chrono::milliseconds(100);
             if (!first) {
                 spdlog::info("notification listener reconnected");
-                if (callbacks_.on_tasks) callbacks_.on_tasks();
-                if (callbacks_.on_cancel) callbacks_.on_cancel("");
-                if (callbacks_.on_keys) callbacks_.on_keys();
-                if (callbacks_.on_jobs) callbacks_.on_jobs();
-                if (callbacks_.on_routers) callbacks_.on_routers();
+                for (const auto& sub : subscriptions_) sub.notified("");
             }
             first = false;
             while (!stop_) {

@@ -187,8 +187,34 @@ struct LiveGuard {
 
 }  // namespace
 
+std::shared_ptr<std::atomic<bool>> RealtimeRunner::WakeFlag(const std::string& id) {
+    std::lock_guard lock(wake_mu_);
+    auto& flag = wake_flags_[id];
+    if (!flag) flag = std::make_shared<std::atomic<bool>>(false);
+    return flag;
+}
+
+void RealtimeRunner::DropWakeFlag(const std::string& id) {
+    std::lock_guard lock(wake_mu_);
+    wake_flags_.erase(id);
+}
+
+void RealtimeRunner::Wake(const std::string& id) {
+    std::lock_guard lock(wake_mu_);
+    for (auto& [session, flag] : wake_flags_) {
+        if (id.empty() || session == id) *flag = true;
+    }
+}
+
 JobResult RealtimeRunner::RunSync(const store::JobClaim& job, const std::atomic<bool>& lease_lost) {
     const std::string& id = job.subject;
+    // Set by Wake: the row is read at the next look instead of at the next reread.
+    const auto woken = WakeFlag(id);
+    struct DropFlag {
+        RealtimeRunner* runner;
+        const std::string& id;
+        ~DropFlag() { runner->DropWakeFlag(id); }
+    } drop_flag{this, id};
     auto session = repo_.LoadSync(id);
     if (!session || store::IsTerminal(session->status)) return JobResult::Done();
     const std::string verdict = repo_.AdmitSync(id, options_.owner, limit_of_(session->org_tier));
@@ -229,6 +255,11 @@ JobResult RealtimeRunner::RunSync(const store::JobClaim& job, const std::atomic<
     }
     // READY: wait for the user, the key's expiry, a cancel, or the lease's loss.
     auto next_read = std::chrono::steady_clock::now();
+    // The key's expiry, known here without reading the row (the row decides: it is read from
+    // then on at every look).
+    const auto ready_until =
+        next_read + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(options_.ready_seconds));
     for (;;) {
         if (lease_lost) {
             guard.code = 1001;
@@ -240,8 +271,9 @@ JobResult RealtimeRunner::RunSync(const store::JobClaim& job, const std::atomic<
             if (!repo_.MarkRunningSync(id, options_.owner)) return JobResult::Done();
             break;
         }
-        if (std::chrono::steady_clock::now() < next_read) continue;
-        next_read = std::chrono::steady_clock::now() + options_.poll;
+        const auto now = std::chrono::steady_clock::now();
+        if (!woken->exchange(false) && now < next_read && now < ready_until) continue;
+        next_read = std::chrono::steady_clock::now() + options_.reread;
         session = repo_.LoadSync(id);
         if (!session || session->status != store::SessionStatus::kReady) {
             guard.reason = "the session was cancelled";
@@ -264,6 +296,7 @@ JobResult RealtimeRunner::RunSync(const store::JobClaim& job, const std::atomic<
     const auto deadline =
         std::chrono::steady_clock::now() + std::chrono::seconds(session->max_duration);
     std::thread watcher([&] {
+        auto watcher_read = std::chrono::steady_clock::now() + options_.reread;
         for (;;) {
             {
                 std::unique_lock lock(why_mu);
@@ -274,7 +307,8 @@ JobResult RealtimeRunner::RunSync(const store::JobClaim& job, const std::atomic<
                 found = Why::kLeaseLost;
             } else if (std::chrono::steady_clock::now() >= deadline) {
                 found = Why::kMaxDuration;
-            } else {
+            } else if (woken->exchange(false) || std::chrono::steady_clock::now() >= watcher_read) {
+                watcher_read = std::chrono::steady_clock::now() + options_.reread;
                 try {
                     const auto now = repo_.LoadSync(id);
                     if (!now || now->status != store::SessionStatus::kRunning) {

@@ -259,5 +259,48 @@ TEST_F(Jobs, EnginesSharingAnOwnerRenewAndReleaseOnlyTheirOwnKinds) {
     EXPECT_EQ(taken->attempt, 2);
 }
 
+// Issue 32: steps are woken by NOTIFY, not polls. genhost_wake_job (migration 0016) makes a
+// waiting job due at once, and a wake that lands while the job runs turns that run's Wait into
+// "due now", so it is never lost.
+TEST_F(Jobs, AWakeMakesAWaitingJobDueAndIsKeptWhenItLandsMidRun) {
+    const auto due_in = [&](const std::string& subject) {
+        pqxx::connection c(db_->dsn());
+        pqxx::nontransaction n(c);
+        return n
+            .exec_params1(
+                "SELECT extract(epoch FROM run_after - clock_timestamp())"
+                " FROM jobs WHERE kind = 'workflow_invocation' AND subject = $1",
+                subject)[0]
+            .as<double>();
+    };
+    const auto wake = [&](const std::string& subject) {
+        pqxx::connection c(db_->dsn());
+        pqxx::nontransaction n(c);
+        n.exec_params("SELECT genhost_wake_job('workflow_invocation', $1)", subject);
+    };
+    const std::vector<std::string> kinds = {"workflow_invocation"};
+    jobs_->EnqueueSync("workflow_invocation", "w1", 1);
+    auto claim = jobs_->ClaimSync("node-a", kinds, 60);
+    ASSERT_TRUE(claim.has_value());
+    // No wake: the run's Wait holds.
+    ASSERT_TRUE(jobs_->DeferSync(*claim, "node-a", 60));
+    EXPECT_GT(due_in("w1"), 50);
+    EXPECT_FALSE(jobs_->ClaimSync("node-a", kinds, 60).has_value());
+    // A wake while it waits: due at once.
+    wake("w1");
+    EXPECT_LE(due_in("w1"), 0);
+    claim = jobs_->ClaimSync("node-a", kinds, 60);
+    ASSERT_TRUE(claim.has_value());
+    // A wake while it runs: the run's Wait becomes due now.
+    wake("w1");
+    ASSERT_TRUE(jobs_->DeferSync(*claim, "node-a", 60));
+    EXPECT_LE(due_in("w1"), 0);
+    claim = jobs_->ClaimSync("node-a", kinds, 60);
+    ASSERT_TRUE(claim.has_value());
+    // That wake is spent: the next run's Wait holds again.
+    ASSERT_TRUE(jobs_->DeferSync(*claim, "node-a", 60));
+    EXPECT_GT(due_in("w1"), 50);
+}
+
 }  // namespace
 }  // namespace genhost::testing

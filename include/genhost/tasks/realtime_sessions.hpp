@@ -125,8 +125,12 @@ struct RealtimeOptions {
     std::string owner;           // this node's name (the job engine's lease owner)
     std::string media_url;       // this node's media plane, as consume answers it
     double ready_seconds = 120;  // how long a READY session waits for its first participant
-    std::chrono::milliseconds poll{250};  // how often the session's row is read (cancellation)
-    double queued_recheck_seconds = 1;    // a queued session asks for a place again after this
+    // How often the wait for the user and the watcher look at their flags (in memory), and how
+    // often they read the session's row anyway: a cancel arrives as Wake (the genhost_sessions
+    // notification), and the reread is only the safety net for a lost notification.
+    std::chrono::milliseconds poll{250};
+    std::chrono::milliseconds reread{30000};
+    double queued_recheck_seconds = 1;  // a queued session asks for a place again after this
 };
 
 // SessionTurns is what runs a session once a participant joined: it gets the events and answers
@@ -159,7 +163,17 @@ class RealtimeRunner {
     // RunSync runs one claimed job (the Kind's `run`).
     JobResult RunSync(const store::JobClaim& job, const std::atomic<bool>& lease_lost);
 
+    // Wake makes the run of session `id` read its row now (a cancel through the API, told by
+    // the genhost_sessions notification); an empty id wakes every session run here.
+    void Wake(const std::string& id);
+
   private:
+    // WakeFlag registers session `id`'s flag for Wake while the run lasts.
+    std::shared_ptr<std::atomic<bool>> WakeFlag(const std::string& id);
+    void DropWakeFlag(const std::string& id);
+    std::mutex wake_mu_;
+    std::map<std::string, std::shared_ptr<std::atomic<bool>>> wake_flags_;
+
     RealtimeOptions options_;
     store::RealtimeRepo& repo_;
     LiveSessions& live_;

@@ -15,7 +15,8 @@
 // - ends the invocation when no node is waiting or running: SUCCEEDED when at least one output
 //   node (a generation node no other node takes from) succeeded, else CANCELLED when every node
 //   that failed was cancelled, else FAILED with the first failed node's error and code.
-// Otherwise it answers Wait (kStepSeconds) and runs again. A step is idempotent: a node's task id
+// Otherwise it answers Wait (kStepSeconds) and runs again when a node's task ends (a trigger
+// wakes its job) or after that wait. A step is idempotent: a node's task id
 // is fixed before the task exists, a task found for a waiting node is taken as its node's, and
 // every change is a compare-and-set on the node's or the invocation's status.
 //
@@ -67,8 +68,9 @@ class OutputReferences : public providers::InputResolver {
 
 class WorkflowRunner {
   public:
-    // How long a step waits before the next while tasks run.
-    static constexpr double kStepSeconds = 0.5;
+    // The next step comes as soon as a node's task ends (the trigger tasks_wake_workflows wakes
+    // the job, migration 0016); this wait is only the safety net.
+    static constexpr double kStepSeconds = 30;
 
     WorkflowRunner(store::WorkflowRepo& workflows, store::TaskRepo& tasks,
                    const catalog::Catalog& catalog);
