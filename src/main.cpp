@@ -838,6 +838,17 @@ int main(int argc, char** argv) {
         return 2;
     }
     const Settings& s = parsed.settings;
+    const bool serving = parsed.positional.empty() || parsed.positional[0] == "serve";
+    if (serving) {
+        // SIGTERM and SIGINT are taken by Serve's thread with sigwait, so every thread must
+        // block them, and the first threads start below (the log's flusher): a signal that
+        // reached one of them while Serve drained killed the process mid-drain.
+        sigset_t signals;
+        sigemptyset(&signals);
+        sigaddset(&signals, SIGTERM);
+        sigaddset(&signals, SIGINT);
+        pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    }
     try {
         genhost::SetupLogging(s.log_level, s.log_format);
         // FFmpeg's diagnostics (hostile media) go through the same log, not plain stderr.

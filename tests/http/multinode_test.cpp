@@ -30,7 +30,7 @@ TEST(MultiNode, AnApiNodeAndAWorkerNodeShareTheQueueKeysSecretsAndOutputs) {
     TestDatabase db;
     SharedFolder data;
     // The API node runs no work; every task it accepts is done by the worker node.
-    // At debug level each node logs "task ID started (...)" when it begins a task.
+    // Each node logs a task's start as an event line ("event":"start","task":ID).
     ServerProcess api(db.dsn(), {{"GENHOST_ROLE", "api"},
                                  {"GENHOST_LOG_LEVEL", "debug"},
                                  {"GENHOST_DATA_DIR", data.path()}});
@@ -67,8 +67,9 @@ TEST(MultiNode, AnApiNodeAndAWorkerNodeShareTheQueueKeysSecretsAndOutputs) {
         EXPECT_EQ(PngSize(from_api.body), std::make_pair(1280, 720));
     }
     for (const auto& id : ids) {
-        EXPECT_NE(worker.Log().find("task " + id + " started ("), std::string::npos) << id;
-        EXPECT_EQ(api.Log().find("task " + id + " started ("), std::string::npos) << id;
+        const std::string started = R"("event":"start","task":")" + id + "\"";
+        EXPECT_NE(worker.Log().find(started), std::string::npos) << id;
+        EXPECT_EQ(api.Log().find(started), std::string::npos) << id;
     }
 
     // Deleted through one node, gone on both at once.

@@ -122,6 +122,24 @@ TEST(Resilience, SigtermDrainsAndExitsZeroAndRunningWorkIsRequeued) {
               "SUCCEEDED");
 }
 
+// Issue 32: a signal that came while the node drained reached a thread that did not block it (the
+// log's flusher, started before the signals were blocked) and killed the process mid-drain.
+TEST(Resilience, ASecondSigtermDuringTheDrainDoesNotKillTheNode) {
+    TestDatabase db;
+    ServerProcess server(db.dsn(), {{"GENHOST_LATENCY_SCALE", LatencyScaleFor(30.0)},
+                                    {"GENHOST_DRAIN_TIMEOUT", "3"}});
+    server.Start();
+    HttpClient c("127.0.0.1", server.port());
+    const auto r = c.Send("POST", "/v1/text_to_image", AuthHeaders(), ImageRequest().dump());
+    ASSERT_EQ(r.status, 200);
+    ASSERT_EQ(WaitForStatus(c, r.Json()["id"], {"RUNNING"})["status"], "RUNNING");
+    server.Signal(SIGTERM);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));  // the drain (3 s) is on
+    server.Signal(SIGTERM);
+    EXPECT_EQ(server.WaitExit(std::chrono::seconds(30)), 0) << server.Log();
+    EXPECT_NE(server.Log().find("released 1 task lease"), std::string::npos) << server.Log();
+}
+
 // Issue 32: SIGTERM closed the listener at once, and /readyz never turned 503 first. Now /readyz
 // answers 503 at once while every request is still served for GENHOST_SHUTDOWN_DELAY; then the
 // drain; a second SIGTERM ends the wait at once.
