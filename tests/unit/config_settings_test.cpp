@@ -542,7 +542,8 @@ TEST(Version, IsPrinted) {
     const auto r = ParseArgs({"--version"});
     ASSERT_EQ(r.error, "");
     EXPECT_TRUE(r.version);
-    EXPECT_THAT(std::string(genhost::Version()), ::testing::MatchesRegex("[0-9]+\\.[0-9]+\\.[0-9]+"));
+    EXPECT_THAT(std::string(genhost::Version()),
+                ::testing::MatchesRegex("[0-9]+\\.[0-9]+\\.[0-9]+"));
 }
 
 // DefaultText is a setting's default as docs/configuration.md shows it between backticks.
