@@ -178,15 +178,21 @@ std::optional<std::string> Arg(const std::vector<std::string>& args, const std::
     return std::nullopt;
 }
 
-int Serve(const Settings& settings) {
-    if (int rc = RequireDatabase(settings)) return rc;
-    Settings s = settings;
-    // Signals are taken synchronously by this thread; every other thread inherits the mask.
+// StopSignals is the set Serve waits for: SIGTERM and SIGINT.
+sigset_t StopSignals() {
     sigset_t signals;
     sigemptyset(&signals);
     sigaddset(&signals, SIGTERM);
     sigaddset(&signals, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    return signals;
+}
+
+int Serve(const Settings& settings) {
+    if (int rc = RequireDatabase(settings)) return rc;
+    Settings s = settings;
+    // Signals are taken synchronously by this thread; main blocked them before any thread
+    // started, and every thread inherits the mask.
+    const sigset_t signals = StopSignals();
 
     // The listener is bound first: with port 0 the port it picks is part of the public URL that
     // signed output and upload URLs carry. Nothing is accepted before Start, once all is wired.
@@ -843,10 +849,7 @@ int main(int argc, char** argv) {
         // SIGTERM and SIGINT are taken by Serve's thread with sigwait, so every thread must
         // block them, and the first threads start below (the log's flusher): a signal that
         // reached one of them while Serve drained killed the process mid-drain.
-        sigset_t signals;
-        sigemptyset(&signals);
-        sigaddset(&signals, SIGTERM);
-        sigaddset(&signals, SIGINT);
+        const sigset_t signals = StopSignals();
         pthread_sigmask(SIG_BLOCK, &signals, nullptr);
     }
     try {

@@ -54,11 +54,14 @@ void ProcessSamples(std::vector<http::Sample>& out) {
     if (f.size() < 25) return;
     const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
     const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
-    double boot = 0;
-    std::ifstream proc_stat("/proc/stat");
-    for (std::string line; std::getline(proc_stat, line);) {
-        if (line.rfind("btime ", 0) == 0) boot = std::stod(line.substr(6));
-    }
+    // The boot time does not change: read once.
+    static const double boot = [] {
+        std::ifstream proc_stat("/proc/stat");
+        for (std::string line; std::getline(proc_stat, line);) {
+            if (line.rfind("btime ", 0) == 0) return std::stod(line.substr(6));
+        }
+        return 0.0;
+    }();
     std::size_t fds = 0;
     std::error_code ec;
     for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);

@@ -66,6 +66,14 @@ std::optional<TrustedProxies> TrustedProxies::Parse(std::string_view list, std::
             }
             return std::nullopt;
         }
+        // Canonical once here, so that Trusts only masks the address it checks.
+        if (network.base.is_v4()) {
+            network.base =
+                ip::make_network_v4(network.base.to_v4(), network.prefix).canonical().address();
+        } else {
+            network.base =
+                ip::make_network_v6(network.base.to_v6(), network.prefix).canonical().address();
+        }
         out.networks_.push_back(network);
     }
     return out;
@@ -77,13 +85,12 @@ bool TrustedProxies::Trusts(std::string_view text) const {
     if (!address) return false;
     for (const auto& n : networks_) {
         if (n.base.is_v4() != address->is_v4()) continue;
-        if (address->is_v4()) {
-            const auto net = ip::make_network_v4(n.base.to_v4(), n.prefix).canonical();
-            if (ip::make_network_v4(address->to_v4(), n.prefix).canonical() == net) return true;
-        } else {
-            const auto net = ip::make_network_v6(n.base.to_v6(), n.prefix).canonical();
-            if (ip::make_network_v6(address->to_v6(), n.prefix).canonical() == net) return true;
-        }
+        const ip::address masked =
+            address->is_v4()
+                ? ip::address(ip::make_network_v4(address->to_v4(), n.prefix).canonical().address())
+                : ip::address(
+                      ip::make_network_v6(address->to_v6(), n.prefix).canonical().address());
+        if (masked == n.base) return true;
     }
     return false;
 }

@@ -30,6 +30,7 @@ class TrustedProxies {
     bool Trusts(std::string_view address) const;
 
   private:
+    // A network, canonical (host bits cleared) once at Parse.
     struct Network {
         boost::asio::ip::address base;
         unsigned prefix = 0;
