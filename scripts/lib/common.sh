@@ -17,10 +17,11 @@ GENHOST_PACKAGES=(
   postgresql-15 postgresql-client-15 ca-certificates
 )
 # Packages only the tests need (scripts/test installs them besides): GoogleTest and Google
-# Benchmark, clang for the libFuzzer target and LeakSanitizer's runtime, and Debian's chromium,
+# Benchmark, clang for the libFuzzer target and LeakSanitizer's runtime, LLVM's linker (lld: the
+# test tree's links are seven times faster), and Debian's chromium,
 # the headless browser of the realtime web page's end-to-end test (ctest realtime_page,
 # tests/node/run_realtime_page.sh, driven by playwright-core from tests/node/package-lock.json).
-GENHOST_TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev chromium)
+GENHOST_TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev lld chromium)
 # Node.js and npm run the OpenAPI lint and the official clients' tests (tests/node): Debian's
 # nodejs and npm, only when node or npm is missing (a node from elsewhere ships its own npm, which
 # Debian's npm package would conflict with).

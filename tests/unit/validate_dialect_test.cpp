@@ -3,18 +3,11 @@
 // nullable types, numeric enums and consts, number bounds, the issue cap, additionalProperties
 // schemas, ApplyDefaults through $ref and unions, and Utf16Length.
 #include "genhost/validate/schema_set.hpp"
+#include "unit/issue_print.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-
-namespace genhost {
-void PrintTo(const Issue& issue, std::ostream* os) {
-    *os << "{" << issue.code << ", [";
-    for (std::size_t i = 0; i < issue.path.size(); ++i) *os << (i ? "," : "") << issue.path[i];
-    *os << "], \"" << issue.message.substr(0, 300) << "\"}";
-}
-}  // namespace genhost
 
 namespace genhost::validate {
 namespace {

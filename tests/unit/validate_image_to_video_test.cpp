@@ -3,6 +3,7 @@
 // and one past it, every enumeration, every cross-field rule both ways, defaults, and agreement
 // with the model catalog. Most checks are tables: one row per model and field.
 #include "genhost/validate/schema_set.hpp"
+#include "unit/issue_print.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,14 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-namespace genhost {
-void PrintTo(const Issue& issue, std::ostream* os) {
-    *os << "{" << issue.code << ", [";
-    for (std::size_t i = 0; i < issue.path.size(); ++i) *os << (i ? "," : "") << issue.path[i];
-    *os << "], \"" << issue.message.substr(0, 300) << "\"}";
-}
-}  // namespace genhost
 
 namespace genhost::validate {
 namespace {

@@ -3,6 +3,7 @@
 // dialect must express, rule order, skipping rules whose paths have structural issues, and the
 // compile errors of malformed rules.
 #include "genhost/validate/schema_set.hpp"
+#include "unit/issue_print.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,14 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-namespace genhost {
-void PrintTo(const Issue& issue, std::ostream* os) {
-    *os << "{" << issue.code << ", [";
-    for (std::size_t i = 0; i < issue.path.size(); ++i) *os << (i ? "," : "") << issue.path[i];
-    *os << "], \"" << issue.message << "\"}";
-}
-}  // namespace genhost
 
 namespace genhost::validate {
 namespace {

@@ -3,6 +3,7 @@
 // every ratio, every bound at its limit and one past it, the subject counts, defaults. The gen4
 // models and the shared media rules are covered by validate_text_to_image_test.cpp.
 #include "genhost/validate/schema_set.hpp"
+#include "unit/issue_print.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,14 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-namespace genhost {
-void PrintTo(const Issue& issue, std::ostream* os) {
-    *os << "{" << issue.code << ", [";
-    for (std::size_t i = 0; i < issue.path.size(); ++i) *os << (i ? "," : "") << issue.path[i];
-    *os << "], \"" << issue.message.substr(0, 300) << "\"}";
-}
-}  // namespace genhost
 
 namespace genhost::validate {
 namespace {

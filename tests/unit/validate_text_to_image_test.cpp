@@ -2,6 +2,7 @@
 // SchemaSet: valid bodies, every bound at its limit and one past it, discriminator errors,
 // unknown keys, wrong types, media strings, issue order and hostile input.
 #include "genhost/validate/schema_set.hpp"
+#include "unit/issue_print.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,14 +11,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-namespace genhost {
-void PrintTo(const Issue& issue, std::ostream* os) {
-    *os << "{" << issue.code << ", [";
-    for (std::size_t i = 0; i < issue.path.size(); ++i) *os << (i ? "," : "") << issue.path[i];
-    *os << "], \"" << issue.message.substr(0, 300) << "\"}";
-}
-}  // namespace genhost
 
 namespace genhost::validate {
 namespace {

@@ -1,6 +1,7 @@
 // Golden tests of schemas/video_to_hdr.json (ruby) through SchemaSet: a valid body, the output
 // formats, the proresProfile rule (only with hdr_prores) and the conditional 422 HQ default.
 #include "genhost/validate/schema_set.hpp"
+#include "unit/issue_print.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,14 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-namespace genhost {
-void PrintTo(const Issue& issue, std::ostream* os) {
-    *os << "{" << issue.code << ", [";
-    for (std::size_t i = 0; i < issue.path.size(); ++i) *os << (i ? "," : "") << issue.path[i];
-    *os << "], \"" << issue.message.substr(0, 300) << "\"}";
-}
-}  // namespace genhost
 
 namespace genhost::validate {
 namespace {
