@@ -10,6 +10,7 @@
 #include "genhost/catalog/catalog.hpp"
 #include "genhost/config/settings.hpp"
 #include "genhost/core/crypto.hpp"
+#include "genhost/core/deadline.hpp"
 #include "genhost/core/ids.hpp"
 #include "genhost/core/logging.hpp"
 #include "genhost/core/resources.hpp"
@@ -53,6 +54,7 @@
 
 #include <sys/resource.h>
 #include <unistd.h>
+#include <atomic>
 #include <charconv>
 #include <csignal>
 #include <cstdio>
@@ -61,6 +63,7 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace {
 
@@ -590,24 +593,37 @@ int Serve(const Settings& settings) {
     int sig = 0;
     sigwait(&signals, &sig);
     // On SIGTERM (a process manager, a rolling update) /readyz first turns 503 while everything
-    // is still served, so that a load balancer stops sending work here; a second signal ends the
-    // wait at once. SIGINT (Ctrl-C) drains at once.
+    // is still served for GENHOST_SHUTDOWN_DELAY, so that a load balancer stops sending work here;
+    // then the drain, for at most GENHOST_DRAIN_TIMEOUT. SIGINT (Ctrl-C) drains at once. A second
+    // signal, at any point from here, ends both at once: what still runs goes back to the queue.
     *app.draining = true;
-    if (server && sig == SIGTERM && s.shutdown_delay_seconds > 0) {
+    const bool delay = server && sig == SIGTERM && s.shutdown_delay_seconds > 0;
+    const auto seconds = [](double v) {
+        return std::chrono::duration_cast<genhost::core::Deadline::Clock::duration>(
+            std::chrono::duration<double>(v));
+    };
+    genhost::core::Deadline serving(seconds(delay ? s.shutdown_delay_seconds : 0));
+    genhost::core::Deadline drain(
+        seconds((delay ? s.shutdown_delay_seconds : 0) + s.drain_timeout_seconds));
+    std::atomic<bool> stopped{false};
+    std::thread second_signal([&] {
+        const timespec poll{0, 100 * 1000 * 1000};
+        while (!stopped.load()) {
+            const int again = sigtimedwait(&signals, nullptr, &poll);
+            if (again > 0) {
+                spdlog::info("a second signal ({}): ending the drain now", again);
+                serving.Cut();
+                drain.Cut();
+                return;
+            }
+        }
+    });
+    if (delay) {
         spdlog::info("received signal {}: /readyz answers 503; serving {} s more, then draining",
                      sig, s.shutdown_delay_seconds);
-        const auto delay = std::chrono::duration<double>(s.shutdown_delay_seconds);
-        const auto whole = std::chrono::duration_cast<std::chrono::seconds>(delay);
-        timespec wait{
-            static_cast<time_t>(whole.count()),
-            static_cast<long>(
-                std::chrono::duration_cast<std::chrono::nanoseconds>(delay - whole).count())};
-        if (sigtimedwait(&signals, nullptr, &wait) > 0) {
-            spdlog::info("a second signal: draining now");
-        }
+        while (!serving.Passed()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    spdlog::info("received signal {}, draining", sig);
-    const auto drain = std::chrono::milliseconds(static_cast<long>(s.drain_timeout_seconds * 1000));
+    spdlog::info("received signal {}, draining for at most {} s", sig, s.drain_timeout_seconds);
     if (server) server->Shutdown(drain);
     workers.Stop(drain);
     upload_sweeper.Stop();
@@ -622,6 +638,8 @@ int Serve(const Settings& settings) {
     if (metrics_server) metrics_server->Shutdown(std::chrono::milliseconds(1000));
     blocking.join();
     db.Stop();
+    stopped = true;
+    second_signal.join();
     spdlog::info("genhost stopped");
     spdlog::default_logger()->flush();
     return 0;

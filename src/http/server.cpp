@@ -984,7 +984,9 @@ asio::awaitable<std::optional<Response>> Server::PassGate(Request& request, cons
     }
 }
 
-void Server::Shutdown(std::chrono::milliseconds timeout) {
+void Server::Shutdown(std::chrono::milliseconds timeout) { Shutdown(core::Deadline(timeout)); }
+
+void Server::Shutdown(const core::Deadline& deadline) {
     if (shut_down_) return;
     shut_down_ = true;
     stopping_ = true;
@@ -993,7 +995,6 @@ void Server::Shutdown(std::chrono::milliseconds timeout) {
         acceptor_.close(ignored);
     });
     // Idle keep-alive connections are closed now; busy ones close after their response.
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
         {
             std::lock_guard lock(sessions_mu_);
@@ -1013,7 +1014,7 @@ void Server::Shutdown(std::chrono::milliseconds timeout) {
                 }
             }
         }
-        if (sessions_.load() == 0 || std::chrono::steady_clock::now() >= deadline) break;
+        if (sessions_.load() == 0 || deadline.Passed()) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     for (auto& context : contexts_) context->stop();

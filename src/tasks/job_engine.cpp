@@ -193,15 +193,16 @@ void JobEngine::HeartbeatMain() {
     }
 }
 
-void JobEngine::Stop(std::chrono::milliseconds grace) {
+void JobEngine::Stop(std::chrono::milliseconds grace) { Stop(core::Deadline(grace)); }
+
+void JobEngine::Stop(const core::Deadline& deadline) {
     if (threads_.empty()) return;
     {
         std::lock_guard lock(mu_);
         stop_claiming_ = true;
     }
     wake_.notify_all();
-    const auto deadline = std::chrono::steady_clock::now() + grace;
-    while (runs_.Count() > 0 && std::chrono::steady_clock::now() < deadline) {
+    while (runs_.Count() > 0 && !deadline.Passed()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     runs_.LoseAll();

@@ -349,12 +349,13 @@ void WorkerPool::SweepMain() {
     }
 }
 
-void WorkerPool::Stop(std::chrono::milliseconds grace) {
+void WorkerPool::Stop(std::chrono::milliseconds grace) { Stop(core::Deadline(grace)); }
+
+void WorkerPool::Stop(const core::Deadline& deadline) {
     if (threads_.empty()) return;
     stop_claiming_ = true;
     wake_cv_.notify_all();
-    const auto deadline = std::chrono::steady_clock::now() + grace;
-    while (Running() > 0 && std::chrono::steady_clock::now() < deadline) {
+    while (Running() > 0 && !deadline.Passed()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     runs_.LoseAll();

@@ -38,6 +38,7 @@
 // (going away), up to a deadline, then stop the I/O threads.
 #pragma once
 
+#include "genhost/core/deadline.hpp"
 #include "genhost/core/memory.hpp"
 #include "genhost/http/forwarded.hpp"
 #include "genhost/http/metrics.hpp"
@@ -102,6 +103,8 @@ class Server {
 
     // Shutdown drains as described above and joins the I/O threads; safe to call twice.
     void Shutdown(std::chrono::milliseconds timeout);
+    // The same, waiting for in-flight requests until `deadline` (which another thread may cut).
+    void Shutdown(const core::Deadline& deadline);
 
     // InFlight returns the number of requests being handled now.
     int InFlight() const { return in_flight_.load(); }

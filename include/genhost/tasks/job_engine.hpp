@@ -22,6 +22,7 @@
 //   puts the jobs it still holds back in the queue without counting the run.
 #pragma once
 
+#include "genhost/core/deadline.hpp"
 #include "genhost/store/jobs_repo.hpp"
 #include "genhost/tasks/leased_runs.hpp"
 
@@ -82,6 +83,8 @@ class JobEngine {
     // Kick makes the idle runners look for due jobs now.
     void Kick();
     void Stop(std::chrono::milliseconds grace = std::chrono::seconds(10));
+    // The same, letting running jobs finish until `deadline` (which another thread may cut).
+    void Stop(const core::Deadline& deadline);
 
     // RunAvailable claims and runs due jobs on the calling thread until none is left; returns
     // how many runs it ended (tests and commands; Start need not be called).

@@ -17,6 +17,7 @@
 #pragma once
 
 #include "genhost/catalog/catalog.hpp"
+#include "genhost/core/deadline.hpp"
 #include "genhost/core/metrics.hpp"
 #include "genhost/outputs/output_store.hpp"
 #include "genhost/providers/provider.hpp"
@@ -78,6 +79,8 @@ class WorkerPool {
     // Stop stops claiming, waits up to `grace` for running tasks, cancels the rest, puts their
     // tasks back in the queue and joins every thread.
     void Stop(std::chrono::milliseconds grace);
+    // The same, letting running tasks finish until `deadline` (which another thread may cut).
+    void Stop(const core::Deadline& deadline);
 
     // Running returns the number of tasks running here now.
     int Running() const;
