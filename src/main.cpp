@@ -37,6 +37,7 @@
 #include "genhost/tasks/avatar_processor.hpp"
 #include "genhost/tasks/document_indexer.hpp"
 #include "genhost/tasks/job_engine.hpp"
+#include "genhost/tasks/job_kinds.hpp"
 #include "genhost/tasks/moderation.hpp"
 #include "genhost/tasks/periodic.hpp"
 #include "genhost/tasks/realtime_conversation.hpp"
@@ -404,7 +405,7 @@ int Serve(const Settings& settings) {
     genhost::tasks::VoiceProcessor voice_processor(voice_opts, voices, output_store, inputs);
     genhost::tasks::JobEngine job_engine(
         job_opts, jobs,
-        {{"avatar", avatar_processor.Kind()},
+        {{genhost::tasks::kAvatarJobKind, avatar_processor.Kind()},
          {genhost::tasks::kDocumentJobKind, document_indexer.Kind()},
          {genhost::tasks::kVoiceJobKind, voice_processor.Kind()},
          {genhost::tasks::kOutputExpiryJobKind, voice_processor.ExpiryKind()}});
@@ -459,6 +460,18 @@ int Serve(const Settings& settings) {
     workflow_engine_opts.lease_seconds = s.lease_seconds;
     genhost::tasks::JobEngine workflow_engine(
         workflow_engine_opts, jobs, {{genhost::tasks::kWorkflowJobKind, workflow_runner.Kind()}});
+    // Every declared job kind has its engine here; kinds in the database that this version does
+    // not know are reported (tasks/job_kinds.hpp).
+    const auto job_kinds =
+        genhost::tasks::CheckJobKinds({{"jobs", job_engine.HandledKinds()},
+                                       {"realtime", realtime_engine.HandledKinds()},
+                                       {"workflows", workflow_engine.HandledKinds()}},
+                                      jobs.CountByKindSync());
+    for (const auto& w : job_kinds.warnings) spdlog::warn("{}", w);
+    if (!job_kinds.errors.empty()) {
+        for (const auto& e : job_kinds.errors) spdlog::error("{}", e);
+        return 2;
+    }
     const std::string room_secret = genhost::store::SettingsRepo(db).GetOrCreateSync(
         "media_token_secret", [] { return genhost::HexEncode(genhost::RandomBytes(32)); });
 

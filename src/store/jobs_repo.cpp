@@ -197,6 +197,17 @@ int JobRepo::ReleaseOwnedSync(const std::string& owner, const std::vector<std::s
     return released;
 }
 
+std::map<std::string, long> JobRepo::CountByKindSync() {
+    std::map<std::string, long> out;
+    db_.RunSync([&](pqxx::connection_base& c) {
+        pqxx::nontransaction n(c);
+        for (const auto& row : n.exec("SELECT kind, count(*) FROM jobs GROUP BY kind")) {
+            out[row[0].as<std::string>()] = row[1].as<long>();
+        }
+    });
+    return out;
+}
+
 std::optional<JobRow> JobRepo::GetSync(const std::string& kind, const std::string& subject) {
     std::optional<JobRow> out;
     db_.RunSync([&](pqxx::connection_base& c) {

@@ -25,6 +25,12 @@ JobEngine::JobEngine(JobEngineOptions options, store::JobRepo& repo,
     for (const auto& [name, kind] : kinds_) kind_names_.push_back(name);
 }
 
+std::map<std::string, bool> JobEngine::HandledKinds() const {
+    std::map<std::string, bool> out;
+    for (const auto& [name, kind] : kinds_) out[name] = static_cast<bool>(kind.run);
+    return out;
+}
+
 JobEngine::~JobEngine() { Stop(std::chrono::milliseconds(0)); }
 
 void JobEngine::Start() {

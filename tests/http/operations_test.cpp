@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <pqxx/pqxx>
 
 #include <random>
 #include <set>
@@ -116,6 +117,34 @@ std::set<std::string> RequestSeries(HttpClient& c) {
         if (l.rfind("genhost_http_requests_total{", 0) == 0) out.insert(l.substr(0, l.rfind(' ')));
     }
     return out;
+}
+
+// Issue 32: job kinds are declared once (tasks/job_kinds.hpp); a kind in the database that no
+// engine of this version serves (a rolling upgrade's) is reported at start and left queued.
+TEST(Operations, AnUnknownJobKindInTheDatabaseIsReportedAtStart) {
+    TestDatabase db;
+    {
+        ServerProcess first(db.dsn());
+        first.Start();  // migrates
+    }
+    {
+        pqxx::connection c(db.dsn());
+        pqxx::nontransaction n(c);
+        n.exec("SELECT genhost_enqueue_job('thumbnail', 'x1', 1)");
+        n.exec("SELECT genhost_enqueue_job('thumbnail', 'x2', 1)");
+    }
+    ServerProcess server(db.dsn());
+    server.Start();
+    EXPECT_THAT(server.Log(), HasSubstr("2 job(s) of kind 'thumbnail' are in the database, and no "
+                                        "engine of this version serves that kind"));
+    HttpClient c("127.0.0.1", server.port());
+    EXPECT_EQ(c.Send("GET", "/readyz").status, 200);
+    pqxx::connection conn(db.dsn());
+    pqxx::nontransaction n(conn);
+    EXPECT_EQ(
+        n.exec1("SELECT count(*) FROM jobs WHERE kind = 'thumbnail' AND status = 'PENDING'")[0]
+            .as<int>(),
+        2);
 }
 
 TEST(Operations, ThousandRandomMethodsAndPathsWithoutAKeyGrowMetricsByAHandfulOfSeries) {

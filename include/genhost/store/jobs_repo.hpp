@@ -15,6 +15,7 @@
 #include "genhost/store/database.hpp"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,6 +81,10 @@ class JobRepo {
     // counting the run (an engine stopping: never another engine's jobs, which still run);
     // returns how many.
     int ReleaseOwnedSync(const std::string& owner, const std::vector<std::string>& kinds);
+
+    // CountByKindSync returns how many jobs of each kind the table holds, whatever their status
+    // (the table holds only work not yet done, so it stays small).
+    std::map<std::string, long> CountByKindSync();
 
     // GetSync returns the job of (kind, subject), if any.
     std::optional<JobRow> GetSync(const std::string& kind, const std::string& subject);

@@ -9,10 +9,9 @@
 
 #include "genhost/store/documents_repo.hpp"
 #include "genhost/tasks/job_engine.hpp"
+#include "genhost/tasks/job_kinds.hpp"
 
 namespace genhost::tasks {
-
-inline constexpr const char* kDocumentJobKind = "document";
 
 class DocumentIndexer {
   public:

@@ -90,6 +90,10 @@ class JobEngine {
     // how many runs it ended (tests and commands; Start need not be called).
     int RunAvailable();
 
+    // HandledKinds: the kinds this engine serves, each with whether it has a handler
+    // (CheckJobKinds, job_kinds.hpp).
+    std::map<std::string, bool> HandledKinds() const;
+
     // Counters since construction: runs done, retried, failed for good, and runs that lost their
     // job.
     struct Counts {

@@ -24,6 +24,7 @@
 
 #include "genhost/store/realtime_repo.hpp"
 #include "genhost/tasks/job_engine.hpp"
+#include "genhost/tasks/job_kinds.hpp"
 
 #include <chrono>
 #include <condition_variable>
@@ -37,8 +38,6 @@
 #include <string>
 
 namespace genhost::tasks {
-
-inline constexpr const char* kRealtimeJobKind = "realtime_session";
 
 // ConversationFolder is the output-store folder of conversation `id`: its recording.
 std::string ConversationFolder(std::string_view id);

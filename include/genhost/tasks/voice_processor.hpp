@@ -18,13 +18,11 @@
 #include "genhost/providers/provider.hpp"
 #include "genhost/store/voices_repo.hpp"
 #include "genhost/tasks/job_engine.hpp"
+#include "genhost/tasks/job_kinds.hpp"
 
 #include <string>
 
 namespace genhost::tasks {
-
-inline constexpr const char* kVoiceJobKind = "voice";
-inline constexpr const char* kOutputExpiryJobKind = "output_expiry";
 
 // What a preview says.
 inline constexpr const char* kVoicePreviewText =

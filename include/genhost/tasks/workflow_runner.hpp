@@ -39,13 +39,13 @@
 #include "genhost/store/tasks_repo.hpp"
 #include "genhost/store/workflows_repo.hpp"
 #include "genhost/tasks/job_engine.hpp"
+#include "genhost/tasks/job_kinds.hpp"
 
 #include <string>
 #include <string_view>
 
 namespace genhost::tasks {
 
-inline constexpr const char* kWorkflowJobKind = "workflow_invocation";
 inline constexpr std::string_view kOutputReferenceScheme = "genhost-output:";
 
 // OutputReference is the media string naming object `name` of task `task_id`'s outputs.
