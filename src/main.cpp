@@ -279,6 +279,7 @@ int Serve(const Settings& settings) {
         s3.access_key_id = s.s3_access_key_id;
         s3.secret_access_key = s.s3_secret_access_key;
         s3.prefix = s.s3_prefix;
+        s3.metrics = &metrics.Registry();
         try {
             output_store_ptr = std::make_unique<genhost::outputs::S3OutputStore>(std::move(s3));
         } catch (const std::exception& e) {
@@ -436,6 +437,7 @@ int Serve(const Settings& settings) {
     genhost::tasks::RealtimeOptions realtime_opts;
     realtime_opts.owner = wopts.owner;
     realtime_opts.ready_seconds = s.realtime_ready_seconds;
+    realtime_opts.metrics = &metrics.Registry();
     genhost::tasks::RealtimeRunner realtime_runner(
         realtime_opts, realtime_sessions, live_sessions,
         [&catalog](int tier) {
@@ -556,7 +558,11 @@ int Serve(const Settings& settings) {
             {"genhost_listener_connected",
              "Whether the notification listener is connected.",
              {},
-             listener.Connected() ? 1.0 : 0.0}};
+             listener.Connected() ? 1.0 : 0.0},
+            {"genhost_realtime_sessions_live",
+             "Realtime sessions this process runs now (admitted, from READY to their end).",
+             {},
+             static_cast<double>(live_sessions.size())}};
         if (server) {
             gauges.push_back({"genhost_http_connections",
                               "Open HTTP connections (GENHOST_MAX_CONNECTIONS caps them).",

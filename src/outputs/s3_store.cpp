@@ -195,8 +195,21 @@ struct S3OutputStore::Impl {
     std::string connect_host;
     std::unique_ptr<ssl::context> tls;
     sigv4::Credentials credentials;
+    metrics::Family* requests = nullptr;   // genhost_s3_requests_total, when counted
+    metrics::Family* durations = nullptr;  // genhost_s3_request_duration_seconds
 
     explicit Impl(S3Options o) : options(std::move(o)) {
+        if (options.metrics != nullptr) {
+            requests = &options.metrics->Counter(
+                "genhost_s3_requests_total",
+                "Requests to the S3 output store by method and status class (2xx, 4xx, 5xx, ...; "
+                "error: no answer, such as a refused connection or a timeout).",
+                {"method", "status"});
+            durations = &options.metrics->Histogram(
+                "genhost_s3_request_duration_seconds",
+                "Time of a request to the S3 output store, answered or not, by method.", {"method"},
+                metrics::kShortSecondsBuckets);
+        }
         if (options.bucket.empty()) throw std::invalid_argument("S3 bucket is not set");
         if (options.access_key_id.empty() || options.secret_access_key.empty()) {
             throw std::invalid_argument("S3 access key id and secret access key are not set");
@@ -340,9 +353,18 @@ struct S3OutputStore::Impl {
         asio::io_context ioc{1};
         Outcome out;
         std::exception_ptr error;
+        const auto started = std::chrono::steady_clock::now();
         asio::co_spawn(ioc, Run(req, head, body_limit, out),
                        [&](std::exception_ptr e) { error = std::move(e); });
         ioc.run();
+        if (requests != nullptr) {
+            const std::string method(req.method_string());
+            const std::string status = error ? "error" : std::to_string(out.status / 100) + "xx";
+            requests->Inc({method, status});
+            durations->Observe(
+                {method},
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+        }
         if (error) {
             try {
                 std::rethrow_exception(error);

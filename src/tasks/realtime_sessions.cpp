@@ -155,7 +155,29 @@ RealtimeRunner::RealtimeRunner(RealtimeOptions options, store::RealtimeRepo& rep
       repo_(repo),
       live_(live),
       limit_of_(std::move(limit_of)),
-      turns_(std::move(turns)) {}
+      turns_(std::move(turns)) {
+    if (options_.metrics != nullptr) {
+        ended_ = &options_.metrics->Counter(
+            "genhost_realtime_sessions_ended_total",
+            "Realtime sessions ended by this process, by status and failureCode (empty when "
+            "COMPLETED). Cancellations through the API end a session where they are made.",
+            {"status", "code"});
+    }
+}
+
+void RealtimeRunner::End(const std::string& id, store::SessionStatus status,
+                         const std::string& failure, const std::string& code) {
+    if (repo_.EndSync(id, options_.owner, status, failure, code) && ended_ != nullptr) {
+        ended_->Inc({store::SessionStatusName(status), code});
+    }
+}
+
+void RealtimeRunner::FailLost(const std::string& id, const std::string& by,
+                              const std::string& failure, const std::string& code) {
+    if (repo_.FailLostSync(id, by, failure, code) && ended_ != nullptr) {
+        ended_->Inc({"FAILED", code});
+    }
+}
 
 JobKind RealtimeRunner::Kind() {
     JobKind kind;
@@ -164,7 +186,7 @@ JobKind RealtimeRunner::Kind() {
     };
     // Its runs kept dying: whatever state the session was left in, it ends.
     kind.failed = [this](const store::JobClaim& job, const std::string& reason) {
-        repo_.FailLostSync(job.subject, "", "The session could not be run: " + reason, "INTERNAL");
+        FailLost(job.subject, "", "The session could not be run: " + reason, "INTERNAL");
     };
     return kind;
 }
@@ -221,25 +243,24 @@ JobResult RealtimeRunner::RunSync(const store::JobClaim& job, const std::atomic<
     if (verdict == "queued") return JobResult::Wait(options_.queued_recheck_seconds);
     if (verdict == "taken") {
         // Admitted by a node whose lease expired: that node died with the session.
-        repo_.FailLostSync(id, options_.owner, "The node running the session stopped", kNodeLost);
+        FailLost(id, options_.owner, "The node running the session stopped", kNodeLost);
         return JobResult::Done();
     }
     if (verdict != "admitted") {
         // Already past NOT_READY under this very name (a run of this node that lost its job):
         // it cannot be resumed.
-        repo_.EndSync(id, options_.owner, store::SessionStatus::kFailed,
-                      "The node running the session stopped", kNodeLost);
+        End(id, store::SessionStatus::kFailed, "The node running the session stopped", kNodeLost);
         return JobResult::Done();
     }
     if (!session->integration_json.empty()) {
         const auto type = nlohmann::json::parse(session->integration_json).value("type", "");
-        repo_.EndSync(id, options_.owner, store::SessionStatus::kFailed,
-                      "genhost does not connect to " +
-                          std::string(type == "voice_provider" ? "external voice providers"
-                                                               : "external rooms") +
-                          " (integration " + type +
-                          "): create the session without it to use genhost's own media plane",
-                      "THIRD_PARTY.UNSUPPORTED");
+        End(id, store::SessionStatus::kFailed,
+            "genhost does not connect to " +
+                std::string(type == "voice_provider" ? "external voice providers"
+                                                     : "external rooms") +
+                " (integration " + type +
+                "): create the session without it to use genhost's own media plane",
+            "THIRD_PARTY.UNSUPPORTED");
         return JobResult::Done();
     }
     LiveGuard guard{live_, live_.Open(id)};
@@ -280,8 +301,8 @@ JobResult RealtimeRunner::RunSync(const store::JobClaim& job, const std::atomic<
             return JobResult::Done();
         }
         if (session->expires_at && session->now >= *session->expires_at) {
-            repo_.EndSync(id, options_.owner, store::SessionStatus::kFailed,
-                          "Nobody joined the session before its key expired", "SESSION.NOT_JOINED");
+            End(id, store::SessionStatus::kFailed,
+                "Nobody joined the session before its key expired", "SESSION.NOT_JOINED");
             return JobResult::Done();
         }
     }
@@ -367,10 +388,9 @@ JobResult RealtimeRunner::RunSync(const store::JobClaim& job, const std::atomic<
             break;
     }
     if (outcome.end) {
-        repo_.EndSync(id, options_.owner, store::SessionStatus::kFailed, outcome.end->failure,
-                      outcome.end->failure_code);
+        End(id, store::SessionStatus::kFailed, outcome.end->failure, outcome.end->failure_code);
     } else {
-        repo_.EndSync(id, options_.owner, store::SessionStatus::kCompleted, "", "");
+        End(id, store::SessionStatus::kCompleted, "", "");
     }
     finish();
     return JobResult::Done();

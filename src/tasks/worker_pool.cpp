@@ -41,6 +41,46 @@ WorkerPool::WorkerPool(WorkerOptions options, store::TaskRepo& repo,
         failures_ = &options_.metrics->Counter("genhost_task_failures_total",
                                                "Failed task runs by model and failureCode.",
                                                {"model", "code"});
+        provider_runs_ = &options_.metrics->Counter(
+            "genhost_provider_runs_total",
+            "Runs handed to a provider (builtin, or a GENHOST_PROVIDERS_FILE name) by outcome: "
+            "succeeded, failed (a failureCode), cancelled, or error (an unexpected exception).",
+            {"provider", "outcome"});
+        provider_durations_ = &options_.metrics->Histogram(
+            "genhost_provider_run_duration_seconds",
+            "Time a provider took to make a task's outputs, by provider (every outcome).",
+            {"provider"}, metrics::kTaskSecondsBuckets);
+    }
+}
+
+std::vector<providers::Output> WorkerPool::RunProvider(const std::string& name,
+                                                       providers::Provider& provider,
+                                                       providers::TaskContext& ctx) {
+    const auto started = std::chrono::steady_clock::now();
+    std::string_view outcome = "error";
+    struct Count {
+        WorkerPool* pool;
+        const std::string& name;
+        const std::chrono::steady_clock::time_point started;
+        const std::string_view& outcome;
+        ~Count() {
+            if (pool->provider_runs_ == nullptr) return;
+            pool->provider_runs_->Inc({name, outcome});
+            pool->provider_durations_->Observe(
+                {name},
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+        }
+    } count{this, name, started, outcome};
+    try {
+        auto outputs = provider.Run(ctx);
+        outcome = "succeeded";
+        return outputs;
+    } catch (const providers::Cancelled&) {
+        outcome = "cancelled";
+        throw;
+    } catch (const providers::TaskFailure&) {
+        outcome = "failed";
+        throw;
     }
 }
 
@@ -241,7 +281,7 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
         }
         providers::TaskContext ctx(task.id, task.endpoint, task.model, std::move(input), job->lost,
                                    progress, scratch, options_.inputs);
-        auto outputs = it->second->Run(ctx);
+        auto outputs = RunProvider(provider_name, *it->second, ctx);
         ctx.CheckCancelled();
         cost = FinalCost(catalog_, task, ctx.input());
         for (const auto& out : outputs) {

@@ -499,6 +499,9 @@ TEST_F(Basics, TasksAreCountedByModelAndLoggedAtTheirStartAndEnd) {
     const std::string done =
         "genhost_tasks_finished_total{model=\"gen4_image\",status=\"SUCCEEDED\"}";
     const double before = std::max(0.0, MetricValue(c, done));
+    const std::string provider_runs =
+        "genhost_provider_runs_total{provider=\"builtin\",outcome=\"succeeded\"}";
+    const double provider_before = std::max(0.0, MetricValue(c, provider_runs));
     const auto created =
         c.Send("POST", "/v1/text_to_image", AuthHeaders(), ImageRequest("gen4_image").dump());
     ASSERT_EQ(created.status, 200) << created.body;
@@ -506,6 +509,10 @@ TEST_F(Basics, TasksAreCountedByModelAndLoggedAtTheirStartAndEnd) {
     ASSERT_EQ(WaitForStatus(c, id, {"SUCCEEDED"})["status"], "SUCCEEDED");
     EXPECT_EQ(MetricValue(c, done), before + 1);
     EXPECT_GE(MetricValue(c, "genhost_task_duration_seconds_count{model=\"gen4_image\"}"), 1);
+    // The provider's run is counted too, by provider and outcome.
+    EXPECT_EQ(MetricValue(c, provider_runs), provider_before + 1);
+    EXPECT_GE(MetricValue(c, "genhost_provider_run_duration_seconds_count{provider=\"builtin\"}"),
+              1);
     bool access = false, start = false, end = false;
     for (int i = 0; i < 40 && !(access && start && end); ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -570,6 +570,15 @@ TEST_F(RealtimeTimeouts, AReadySessionNobodyJoinsFails) {
     }
     EXPECT_EQ(last["status"], "FAILED");
     EXPECT_EQ(last["failureCode"], "SESSION.NOT_JOINED");
+    // Counted where it ended (issue 32's realtime metrics); no session is live here now.
+    EXPECT_GE(MetricValue(client_,
+                          "genhost_realtime_sessions_ended_total{status=\"FAILED\","
+                          "code=\"SESSION.NOT_JOINED\"}"),
+              1);
+    for (int i = 0; i < 100 && MetricValue(client_, "genhost_realtime_sessions_live") != 0; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_EQ(MetricValue(client_, "genhost_realtime_sessions_live"), 0);
     const auto conversation =
         client_.Send("GET", "/v1/avatar_conversations/" + id, AuthHeaders()).Json();
     EXPECT_EQ(conversation["status"], "failed");

@@ -58,6 +58,30 @@ class S3OutputStoreTest : public ::testing::Test {
     std::unique_ptr<S3OutputStore> store_;
 };
 
+// Issue 32: every request is counted by method and status class, and timed; a request that
+// gets no answer counts as `error`.
+TEST_F(S3OutputStoreTest, RequestsAreCountedByMethodAndStatusClass) {
+    metrics::Registry registry;
+    S3Options counted = options_;
+    counted.metrics = &registry;
+    S3OutputStore store(counted);
+    store.Put("task-m", "0.png", "0123456789");
+    EXPECT_TRUE(store.Stat("task-m", "0.png").has_value());
+    EXPECT_FALSE(store.Stat("task-m", "missing.png").has_value());
+    store.DeleteTask("task-m");
+    S3Options closed = counted;
+    closed.endpoint = "http://127.0.0.1:1";  // nothing listens there
+    EXPECT_THROW(S3OutputStore(closed).Put("task-m", "1.png", "x"), std::runtime_error);
+    std::string text;
+    registry.Render(text);
+    EXPECT_THAT(text, HasSubstr("genhost_s3_requests_total{method=\"PUT\",status=\"2xx\"} 1\n"));
+    EXPECT_THAT(text, HasSubstr("genhost_s3_requests_total{method=\"HEAD\",status=\"2xx\"} 1\n"));
+    EXPECT_THAT(text, HasSubstr("genhost_s3_requests_total{method=\"HEAD\",status=\"4xx\"} 1\n"));
+    EXPECT_THAT(text, HasSubstr("genhost_s3_requests_total{method=\"GET\",status=\"2xx\"}"));
+    EXPECT_THAT(text, HasSubstr("genhost_s3_requests_total{method=\"PUT\",status=\"error\"} 1\n"));
+    EXPECT_THAT(text, HasSubstr("genhost_s3_request_duration_seconds_count{method=\"PUT\"} 2\n"));
+}
+
 TEST_F(S3OutputStoreTest, PutStatReadAndDeleteObject) {
     EXPECT_EQ(store_->Stat("task-1", "0.png"), std::nullopt);
     store_->Put("task-1", "0.png", "0123456789");

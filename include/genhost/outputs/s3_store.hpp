@@ -12,6 +12,7 @@
 // the S3 error code (for example "S3 PUT out/t/0.png: 403 SignatureDoesNotMatch: ...").
 #pragma once
 
+#include "genhost/core/metrics.hpp"
 #include "genhost/outputs/output_store.hpp"
 
 #include <chrono>
@@ -32,6 +33,10 @@ struct S3Options {
     std::chrono::milliseconds timeout{30000};  // bound of each stage: connect, send, receive
     std::string ca_file;       // PEM bundle trusted for https (empty: the system's trust store)
     int list_max_keys = 1000;  // max-keys of each ListObjectsV2 page (DeleteTask)
+    // Where requests are counted (genhost_s3_requests_total{method,status}, status a class such
+    // as 2xx or `error` for a transport failure, and genhost_s3_request_duration_seconds{method});
+    // none when null.
+    metrics::Registry* metrics = nullptr;
 };
 
 class S3OutputStore final : public OutputStore {

@@ -22,6 +22,7 @@
 // genhost), INTERNAL (anything else).
 #pragma once
 
+#include "genhost/core/metrics.hpp"
 #include "genhost/store/realtime_repo.hpp"
 #include "genhost/tasks/job_engine.hpp"
 #include "genhost/tasks/job_kinds.hpp"
@@ -130,6 +131,9 @@ struct RealtimeOptions {
     std::chrono::milliseconds poll{250};
     std::chrono::milliseconds reread{30000};
     double queued_recheck_seconds = 1;  // a queued session asks for a place again after this
+    // Where the sessions this node ends are counted (genhost_realtime_sessions_ended_total{status,
+    // code}); null: nowhere.
+    metrics::Registry* metrics = nullptr;
 };
 
 // SessionTurns is what runs a session once a participant joined: it gets the events and answers
@@ -167,6 +171,12 @@ class RealtimeRunner {
     void Wake(const std::string& id);
 
   private:
+    // End and FailLost end session `id` as repo_'s EndSync and FailLostSync do, and count the
+    // end when it was this call's.
+    void End(const std::string& id, store::SessionStatus status, const std::string& failure,
+             const std::string& code);
+    void FailLost(const std::string& id, const std::string& by, const std::string& failure,
+                  const std::string& code);
     // WakeFlag registers session `id`'s flag for Wake while the run lasts.
     std::shared_ptr<std::atomic<bool>> WakeFlag(const std::string& id);
     void DropWakeFlag(const std::string& id);
@@ -178,6 +188,7 @@ class RealtimeRunner {
     LiveSessions& live_;
     std::function<int(int)> limit_of_;
     SessionTurns turns_;
+    metrics::Family* ended_ = nullptr;  // genhost_realtime_sessions_ended_total, when counted
 };
 
 }  // namespace genhost::tasks

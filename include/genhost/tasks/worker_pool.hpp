@@ -52,7 +52,8 @@ struct WorkerOptions {
     // under SCHED_BATCH, so the HTTP front end wins the CPU under a full media queue.
     int nice = 0;
     // Where the per-model counts and durations of the runs go (genhost_tasks_finished_total,
-    // genhost_task_duration_seconds, genhost_task_failures_total); null: nowhere.
+    // genhost_task_duration_seconds, genhost_task_failures_total) and the providers' runs
+    // (genhost_provider_runs_total, genhost_provider_run_duration_seconds); null: nowhere.
     metrics::Registry* metrics = nullptr;
 };
 
@@ -96,6 +97,11 @@ class WorkerPool {
     void SweepMain();
     void Heartbeat();
     void Sleep(std::chrono::milliseconds d);
+    // RunProvider runs `provider` on `ctx`, counting the run by provider and outcome
+    // (genhost_provider_runs_total, genhost_provider_run_duration_seconds).
+    std::vector<providers::Output> RunProvider(const std::string& name,
+                                               providers::Provider& provider,
+                                               providers::TaskContext& ctx);
     // Ended logs a run's end (an info event line) and counts it by model.
     void Ended(const store::ClaimedTask& task, std::string_view outcome,
                std::string_view failure_code, double seconds);
@@ -109,6 +115,8 @@ class WorkerPool {
     metrics::Family* finished_ = nullptr;
     metrics::Family* durations_ = nullptr;
     metrics::Family* failures_ = nullptr;
+    metrics::Family* provider_runs_ = nullptr;
+    metrics::Family* provider_durations_ = nullptr;
 
     std::atomic<bool> stop_claiming_{false};
     std::atomic<bool> stop_{false};
