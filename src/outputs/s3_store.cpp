@@ -15,8 +15,10 @@
 #include <boost/beast/ssl.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
 
 namespace genhost::outputs {
 
@@ -216,6 +218,7 @@ struct S3OutputStore::Impl {
         }
         if (options.region.empty()) options.region = "us-east-1";
         if (options.list_max_keys < 1) options.list_max_keys = 1000;
+        if (options.attempts < 1) options.attempts = 1;
         endpoint = ParseEndpoint(options.endpoint);
         const std::string port_suffix = endpoint.default_port ? "" : ":" + endpoint.port;
         if (options.path_style) {
@@ -345,11 +348,31 @@ struct S3OutputStore::Impl {
         }
     }
 
-    // Send performs one request on its own io_context; transport failures become
-    // std::runtime_error naming the request.
+    // Send performs the request, again after a transport failure or a 5xx while attempts are
+    // left (options.attempts, backing off from options.retry_base); `rewind` readies the body for
+    // another attempt. Transport failures become std::runtime_error naming the request.
     template <class Body>
     Outcome Send(http::request<Body>& req, const std::string& what, bool head,
-                 std::uint64_t body_limit) const {
+                 std::uint64_t body_limit, const std::function<void()>& rewind = {}) const {
+        auto delay = options.retry_base;
+        for (int attempt = 1;; ++attempt) {
+            const bool last = attempt >= options.attempts;
+            try {
+                Outcome out = SendOnce(req, what, head, body_limit);
+                if (out.status < 500 || last) return out;
+            } catch (const std::runtime_error&) {
+                if (last) throw;
+            }
+            std::this_thread::sleep_for(delay);
+            delay *= 2;
+            if (rewind) rewind();
+        }
+    }
+
+    // SendOnce performs one request on its own io_context.
+    template <class Body>
+    Outcome SendOnce(http::request<Body>& req, const std::string& what, bool head,
+                     std::uint64_t body_limit) const {
         asio::io_context ioc{1};
         Outcome out;
         std::exception_ptr error;
@@ -457,7 +480,14 @@ void S3OutputStore::PutFile(std::string_view task_id, std::string_view name,
     impl_->Sign(req, "PUT", target, {}, std::string(sigv4::kUnsignedPayload));
     req.set(http::field::content_type, ContentTypeFor(name));
     req.prepare_payload();  // Content-Length from the file's size; the body streams in chunks
-    const Outcome out = impl_->Send(req, "PUT " + key, false, 1024 * 1024);
+    const Outcome out = impl_->Send(req, "PUT " + key, false, 1024 * 1024, [&] {
+        beast::error_code seek_error;
+        req.body().file().seek(0, seek_error);  // the next attempt sends the file from its start
+        if (seek_error) {
+            throw std::runtime_error("S3 PUT " + key + ": cannot rewind " + path + ": " +
+                                     seek_error.message());
+        }
+    });
     if (out.status / 100 != 2) Impl::Fail("PUT " + key, out);
     req.body().close();
     std::filesystem::remove(path);

@@ -11,16 +11,24 @@
 // 5 MB file and removing it, DeleteObject, DeleteTask across several ListObjectsV2 pages
 // (max-keys 2) without touching a sibling task, error codes from the server's XML
 // (SignatureDoesNotMatch, NoSuchBucket), certificate verification over https, unsafe names. The
-// option checks and the XML listing parser are tested offline.
+// option checks, the XML listing parser, and retries (against a small flaky server on loopback
+// that answers 503 first) are tested offline.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "genhost/core/ids.hpp"
 #include "genhost/outputs/s3_store.hpp"
@@ -78,8 +86,9 @@ TEST_F(S3OutputStoreTest, RequestsAreCountedByMethodAndStatusClass) {
     EXPECT_THAT(text, HasSubstr("genhost_s3_requests_total{method=\"HEAD\",status=\"2xx\"} 1\n"));
     EXPECT_THAT(text, HasSubstr("genhost_s3_requests_total{method=\"HEAD\",status=\"4xx\"} 1\n"));
     EXPECT_THAT(text, HasSubstr("genhost_s3_requests_total{method=\"GET\",status=\"2xx\"}"));
-    EXPECT_THAT(text, HasSubstr("genhost_s3_requests_total{method=\"PUT\",status=\"error\"} 1\n"));
-    EXPECT_THAT(text, HasSubstr("genhost_s3_request_duration_seconds_count{method=\"PUT\"} 2\n"));
+    // Three attempts (S3Options.attempts) at the closed port.
+    EXPECT_THAT(text, HasSubstr("genhost_s3_requests_total{method=\"PUT\",status=\"error\"} 3\n"));
+    EXPECT_THAT(text, HasSubstr("genhost_s3_request_duration_seconds_count{method=\"PUT\"} 4\n"));
 }
 
 TEST_F(S3OutputStoreTest, PutStatReadAndDeleteObject) {
@@ -238,6 +247,126 @@ TEST_F(S3OutputStoreTest, UnsafeNamesNeverReachTheServer) {
     EXPECT_EQ(store_->Stat("task-5", "a b.png"), std::nullopt);
     EXPECT_NO_THROW(store_->DeleteObject("task-5", "../0.png"));
     EXPECT_NO_THROW(store_->DeleteTask(".."));
+}
+
+// FlakyS3 answers the first `failures` requests 503 SlowDown and the rest 200, one request per
+// connection, and keeps each request's method and body.
+class FlakyS3 {
+  public:
+    explicit FlakyS3(int failures) : failures_(failures) {
+        acceptor_.open(tcp::v4());
+        acceptor_.bind({boost::asio::ip::make_address("127.0.0.1"), 0});
+        acceptor_.listen();
+        thread_ = std::thread([this] { Serve(); });
+    }
+    ~FlakyS3() {
+        stop_ = true;
+        boost::system::error_code ec;
+        tcp::socket wake(ioc_);
+        wake.connect(acceptor_.local_endpoint(), ec);  // unblocks accept
+        thread_.join();
+    }
+    std::string url() const {
+        return "http://127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port());
+    }
+    std::vector<std::string> requests() const {
+        std::lock_guard lock(mu_);
+        return requests_;
+    }
+
+  private:
+    using tcp = boost::asio::ip::tcp;
+    void Serve() {
+        namespace http = boost::beast::http;
+        while (true) {
+            boost::system::error_code ec;
+            tcp::socket socket(ioc_);
+            acceptor_.accept(socket, ec);
+            if (ec || stop_) return;
+            boost::beast::flat_buffer buffer;
+            http::request<http::string_body> req;
+            http::read(socket, buffer, req, ec);
+            if (ec) continue;
+            {
+                std::lock_guard lock(mu_);
+                requests_.push_back(std::string(req.method_string()) + " " + req.body());
+            }
+            const bool fail = failures_-- > 0;
+            http::response<http::string_body> res{
+                fail ? http::status::service_unavailable : http::status::ok, 11};
+            if (fail) res.body() = "<Error><Code>SlowDown</Code><Message>busy</Message></Error>";
+            res.prepare_payload();
+            http::write(socket, res, ec);
+            socket.shutdown(tcp::socket::shutdown_both, ec);
+        }
+    }
+
+    boost::asio::io_context ioc_;
+    tcp::acceptor acceptor_{ioc_};
+    int failures_;
+    std::atomic<bool> stop_{false};
+    mutable std::mutex mu_;
+    std::vector<std::string> requests_;
+    std::thread thread_;
+};
+
+S3Options FlakyOptions(const FlakyS3& server, metrics::Registry* registry) {
+    S3Options o;
+    o.endpoint = server.url();
+    o.bucket = "b";
+    o.access_key_id = "k";
+    o.secret_access_key = "s";
+    o.retry_base = std::chrono::milliseconds(10);
+    o.metrics = registry;
+    return o;
+}
+
+// Issue 32: S3 retries a 5xx and a request without an answer, up to `attempts` in all, and a
+// streamed file is sent whole again.
+TEST(S3RetryTest, A5xxIsRetriedAndAStreamedFileIsSentWholeAgain) {
+    metrics::Registry registry;
+    {
+        FlakyS3 server(2);
+        S3OutputStore(FlakyOptions(server, &registry)).Put("t", "0.png", "0123456789");
+        EXPECT_THAT(server.requests(),
+                    ElementsAre("PUT 0123456789", "PUT 0123456789", "PUT 0123456789"));
+    }
+    {
+        FlakyS3 server(2);
+        const fs::path file = fs::temp_directory_path() / ("genhost-s3-retry-" + NewUuid());
+        std::ofstream(file) << std::string(100000, 'x') << "end";
+        S3OutputStore(FlakyOptions(server, &registry)).PutFile("t", "1.mp4", file.string());
+        const auto requests = server.requests();
+        ASSERT_EQ(requests.size(), 3u);
+        for (const auto& r : requests) EXPECT_EQ(r, "PUT " + std::string(100000, 'x') + "end");
+        EXPECT_FALSE(fs::exists(file));  // removed once stored
+    }
+    std::string text;
+    registry.Render(text);
+    EXPECT_THAT(text, HasSubstr("genhost_s3_requests_total{method=\"PUT\",status=\"5xx\"} 4\n"));
+    EXPECT_THAT(text, HasSubstr("genhost_s3_requests_total{method=\"PUT\",status=\"2xx\"} 2\n"));
+}
+
+TEST(S3RetryTest, AttemptsAreBoundedAndTheLastAnswerIsReported) {
+    FlakyS3 server(100);
+    S3Options o = FlakyOptions(server, nullptr);
+    o.attempts = 4;
+    try {
+        S3OutputStore(o).Put("t", "0.png", "x");
+        ADD_FAILURE() << "Put succeeded";
+    } catch (const std::runtime_error& e) {
+        EXPECT_THAT(e.what(), HasSubstr("503 SlowDown: busy"));
+    }
+    EXPECT_EQ(server.requests().size(), 4u);
+    // No answer at all (nothing listens): the same bound.
+    metrics::Registry registry;
+    S3Options closed = o;
+    closed.endpoint = "http://127.0.0.1:1";
+    closed.metrics = &registry;
+    EXPECT_THROW(S3OutputStore(closed).Put("t", "0.png", "x"), std::runtime_error);
+    std::string text;
+    registry.Render(text);
+    EXPECT_THAT(text, HasSubstr("genhost_s3_requests_total{method=\"PUT\",status=\"error\"} 4\n"));
 }
 
 TEST(S3OptionsTest, ConstructorChecksTheOptions) {

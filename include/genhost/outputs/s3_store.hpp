@@ -33,6 +33,11 @@ struct S3Options {
     std::chrono::milliseconds timeout{30000};  // bound of each stage: connect, send, receive
     std::string ca_file;       // PEM bundle trusted for https (empty: the system's trust store)
     int list_max_keys = 1000;  // max-keys of each ListObjectsV2 page (DeleteTask)
+    // A request that gets no answer (refused, reset, timed out) or a 5xx is sent again, up to
+    // `attempts` in all, after `retry_base`, then twice that, and so on. Every S3 request genhost
+    // makes is idempotent (PUT of a whole object, GET, HEAD, DELETE, list).
+    int attempts = 3;
+    std::chrono::milliseconds retry_base{200};
     // Where requests are counted (genhost_s3_requests_total{method,status}, status a class such
     // as 2xx or `error` for a transport failure, and genhost_s3_request_duration_seconds{method});
     // none when null.
