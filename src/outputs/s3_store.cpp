@@ -16,9 +16,11 @@
 
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 namespace genhost::outputs {
 
@@ -170,7 +172,23 @@ struct Outcome {
     std::string body;
     std::string content_type;
     std::optional<std::uint64_t> content_length;
+    bool keep_alive = false;  // the server keeps the connection open for another request
 };
+
+// Connection is one open connection to the endpoint, with the I/O context its requests run on
+// (declared first: the streams go before it).
+struct Connection {
+    asio::io_context ioc{1};
+    std::unique_ptr<beast::tcp_stream> plain;
+    std::unique_ptr<beast::ssl_stream<beast::tcp_stream>> tls;
+    std::chrono::steady_clock::time_point idle_since;
+    bool open() const { return plain != nullptr || tls != nullptr; }
+};
+
+// Idle connections are kept this long at most (under the common servers' keep-alive timeouts),
+// and this many at most.
+constexpr auto kIdleFor = std::chrono::seconds(15);
+constexpr std::size_t kMaxIdle = 8;
 
 }  // namespace
 
@@ -199,6 +217,8 @@ struct S3OutputStore::Impl {
     sigv4::Credentials credentials;
     metrics::Family* requests = nullptr;   // genhost_s3_requests_total, when counted
     metrics::Family* durations = nullptr;  // genhost_s3_request_duration_seconds
+    mutable std::mutex idle_mu;
+    mutable std::vector<std::unique_ptr<Connection>> idle;  // the newest last
 
     explicit Impl(S3Options o) : options(std::move(o)) {
         if (options.metrics != nullptr) {
@@ -315,37 +335,66 @@ struct S3OutputStore::Impl {
             }
         }
         out.body = std::move(res.body());
+        out.keep_alive = res.keep_alive();
     }
 
+    // Run sends `req` on `conn`, connecting it first when it is not open.
     template <class Body>
-    asio::awaitable<void> Run(http::request<Body>& req, bool head, std::uint64_t body_limit,
-                              Outcome& out) const {
+    asio::awaitable<void> Run(Connection& conn, http::request<Body>& req, bool head,
+                              std::uint64_t body_limit, Outcome& out) const {
         auto ex = co_await asio::this_coro::executor;
-        tcp::resolver resolver(ex);
-        const auto results =
-            co_await resolver.async_resolve(connect_host, endpoint.port, asio::use_awaitable);
-        if (endpoint.tls) {
-            beast::ssl_stream<beast::tcp_stream> stream(ex, *tls);
-            if (!IsIpLiteral(connect_host)) {
-                SSL_set_tlsext_host_name(stream.native_handle(), connect_host.c_str());
+        if (!conn.open()) {
+            tcp::resolver resolver(ex);
+            const auto results =
+                co_await resolver.async_resolve(connect_host, endpoint.port, asio::use_awaitable);
+            if (endpoint.tls) {
+                conn.tls = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(ex, *tls);
+                auto& stream = *conn.tls;
+                if (!IsIpLiteral(connect_host)) {
+                    SSL_set_tlsext_host_name(stream.native_handle(), connect_host.c_str());
+                }
+                stream.set_verify_callback(ssl::host_name_verification(connect_host));
+                auto& lowest = beast::get_lowest_layer(stream);
+                lowest.expires_after(options.timeout);
+                co_await lowest.async_connect(results, asio::use_awaitable);
+                lowest.expires_after(options.timeout);
+                co_await stream.async_handshake(ssl::stream_base::client, asio::use_awaitable);
+            } else {
+                conn.plain = std::make_unique<beast::tcp_stream>(ex);
+                conn.plain->expires_after(options.timeout);
+                co_await conn.plain->async_connect(results, asio::use_awaitable);
             }
-            stream.set_verify_callback(ssl::host_name_verification(connect_host));
-            auto& lowest = beast::get_lowest_layer(stream);
-            lowest.expires_after(options.timeout);
-            co_await lowest.async_connect(results, asio::use_awaitable);
-            lowest.expires_after(options.timeout);
-            co_await stream.async_handshake(ssl::stream_base::client, asio::use_awaitable);
-            co_await Exchange(stream, lowest, req, head, body_limit, out);
-            boost::system::error_code ec;
-            lowest.socket().shutdown(tcp::socket::shutdown_both, ec);
-        } else {
-            beast::tcp_stream stream(ex);
-            stream.expires_after(options.timeout);
-            co_await stream.async_connect(results, asio::use_awaitable);
-            co_await Exchange(stream, stream, req, head, body_limit, out);
-            boost::system::error_code ec;
-            stream.socket().shutdown(tcp::socket::shutdown_both, ec);
         }
+        if (conn.tls) {
+            co_await Exchange(*conn.tls, beast::get_lowest_layer(*conn.tls), req, head, body_limit,
+                              out);
+        } else {
+            co_await Exchange(*conn.plain, *conn.plain, req, head, body_limit, out);
+        }
+    }
+
+    // TakeIdle returns an idle connection that is still young enough, or a new, unopened one.
+    std::unique_ptr<Connection> TakeIdle() const {
+        std::lock_guard lock(idle_mu);
+        const auto now = std::chrono::steady_clock::now();
+        while (!idle.empty()) {
+            auto conn = std::move(idle.back());
+            idle.pop_back();
+            if (now - conn->idle_since < kIdleFor) return conn;
+        }
+        return std::make_unique<Connection>();
+    }
+
+    void GiveBack(std::unique_ptr<Connection> conn) const {
+        conn->idle_since = std::chrono::steady_clock::now();
+        std::lock_guard lock(idle_mu);
+        if (idle.size() >= kMaxIdle) idle.erase(idle.begin());
+        idle.push_back(std::move(conn));
+    }
+
+    void DropIdle() const {
+        std::lock_guard lock(idle_mu);
+        idle.clear();
     }
 
     // Send performs the request, again after a transport failure or a 5xx while attempts are
@@ -357,10 +406,19 @@ struct S3OutputStore::Impl {
         auto delay = options.retry_base;
         for (int attempt = 1;; ++attempt) {
             const bool last = attempt >= options.attempts;
+            bool stale = false;
             try {
-                Outcome out = SendOnce(req, what, head, body_limit);
+                Outcome out = SendOnce(req, what, head, body_limit, stale);
                 if (out.status < 500 || last) return out;
             } catch (const std::runtime_error&) {
+                if (stale) {
+                    // A kept connection the server had closed meanwhile: the others are likely
+                    // closed too. Sent again on a new one at once, not counted as an attempt.
+                    DropIdle();
+                    if (rewind) rewind();
+                    --attempt;
+                    continue;
+                }
                 if (last) throw;
             }
             std::this_thread::sleep_for(delay);
@@ -369,17 +427,25 @@ struct S3OutputStore::Impl {
         }
     }
 
-    // SendOnce performs one request on its own io_context.
+    // SendOnce performs one request, on an idle connection when there is one (kept for the next
+    // request when the server allows it). `stale` turns true when a kept connection failed.
     template <class Body>
     Outcome SendOnce(http::request<Body>& req, const std::string& what, bool head,
-                     std::uint64_t body_limit) const {
-        asio::io_context ioc{1};
+                     std::uint64_t body_limit, bool& stale) const {
+        auto conn = TakeIdle();
+        const bool reused = conn->open();
         Outcome out;
         std::exception_ptr error;
         const auto started = std::chrono::steady_clock::now();
-        asio::co_spawn(ioc, Run(req, head, body_limit, out),
+        asio::co_spawn(conn->ioc, Run(*conn, req, head, body_limit, out),
                        [&](std::exception_ptr e) { error = std::move(e); });
-        ioc.run();
+        conn->ioc.restart();
+        conn->ioc.run();
+        if (!error && out.keep_alive) GiveBack(std::move(conn));
+        if (error && reused) {
+            stale = true;
+            throw std::runtime_error("S3 " + what + ": a kept connection was closed");
+        }
         if (requests != nullptr) {
             const std::string method(req.method_string());
             const std::string status = error ? "error" : std::to_string(out.status / 100) + "xx";

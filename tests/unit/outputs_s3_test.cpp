@@ -39,6 +39,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string Env(const char* name, const std::string& fallback = "") {
     const char* v = std::getenv(name);
@@ -249,11 +250,14 @@ TEST_F(S3OutputStoreTest, UnsafeNamesNeverReachTheServer) {
     EXPECT_NO_THROW(store_->DeleteTask(".."));
 }
 
-// FlakyS3 answers the first `failures` requests 503 SlowDown and the rest 200, one request per
-// connection, and keeps each request's method and body.
+// FlakyS3 answers the first `failures` requests 503 SlowDown and the rest 200, and keeps each
+// request's method and body. It closes each connection after one answer (without saying so, as a
+// server whose keep-alive timed out does), or with `keep_alive` serves a connection until the
+// client closes it.
 class FlakyS3 {
   public:
-    explicit FlakyS3(int failures) : failures_(failures) {
+    explicit FlakyS3(int failures, bool keep_alive = false)
+        : failures_(failures), keep_alive_(keep_alive) {
         acceptor_.open(tcp::v4());
         acceptor_.bind({boost::asio::ip::make_address("127.0.0.1"), 0});
         acceptor_.listen();
@@ -273,6 +277,7 @@ class FlakyS3 {
         std::lock_guard lock(mu_);
         return requests_;
     }
+    int connections() const { return connections_.load(); }
 
   private:
     using tcp = boost::asio::ip::tcp;
@@ -283,20 +288,25 @@ class FlakyS3 {
             tcp::socket socket(ioc_);
             acceptor_.accept(socket, ec);
             if (ec || stop_) return;
+            ++connections_;
             boost::beast::flat_buffer buffer;
-            http::request<http::string_body> req;
-            http::read(socket, buffer, req, ec);
-            if (ec) continue;
-            {
-                std::lock_guard lock(mu_);
-                requests_.push_back(std::string(req.method_string()) + " " + req.body());
-            }
-            const bool fail = failures_-- > 0;
-            http::response<http::string_body> res{
-                fail ? http::status::service_unavailable : http::status::ok, 11};
-            if (fail) res.body() = "<Error><Code>SlowDown</Code><Message>busy</Message></Error>";
-            res.prepare_payload();
-            http::write(socket, res, ec);
+            do {
+                http::request<http::string_body> req;
+                http::read(socket, buffer, req, ec);
+                if (ec) break;
+                {
+                    std::lock_guard lock(mu_);
+                    requests_.push_back(std::string(req.method_string()) + " " + req.body());
+                }
+                const bool fail = failures_-- > 0;
+                http::response<http::string_body> res{
+                    fail ? http::status::service_unavailable : http::status::ok, 11};
+                if (fail) {
+                    res.body() = "<Error><Code>SlowDown</Code><Message>busy</Message></Error>";
+                }
+                res.prepare_payload();
+                http::write(socket, res, ec);
+            } while (keep_alive_ && !ec);
             socket.shutdown(tcp::socket::shutdown_both, ec);
         }
     }
@@ -304,6 +314,8 @@ class FlakyS3 {
     boost::asio::io_context ioc_;
     tcp::acceptor acceptor_{ioc_};
     int failures_;
+    bool keep_alive_;
+    std::atomic<int> connections_{0};
     std::atomic<bool> stop_{false};
     mutable std::mutex mu_;
     std::vector<std::string> requests_;
@@ -345,6 +357,30 @@ TEST(S3RetryTest, A5xxIsRetriedAndAStreamedFileIsSentWholeAgain) {
     registry.Render(text);
     EXPECT_THAT(text, HasSubstr("genhost_s3_requests_total{method=\"PUT\",status=\"5xx\"} 4\n"));
     EXPECT_THAT(text, HasSubstr("genhost_s3_requests_total{method=\"PUT\",status=\"2xx\"} 2\n"));
+}
+
+// Issue 32: connections are reused while the server keeps them open, and a kept connection the
+// server closed meanwhile costs nothing but a new connection: no error, no attempt.
+TEST(S3RetryTest, ConnectionsAreReusedAndAClosedKeptOneIsReplaced) {
+    {
+        FlakyS3 server(0, /*keep_alive=*/true);
+        metrics::Registry registry;
+        S3OutputStore store(FlakyOptions(server, &registry));
+        for (int i = 0; i < 5; ++i) store.Put("t", std::to_string(i) + ".png", "x");
+        EXPECT_TRUE(store.Stat("t", "0.png").has_value());
+        EXPECT_EQ(server.requests().size(), 6u);
+        EXPECT_EQ(server.connections(), 1);
+    }
+    FlakyS3 server(0, /*keep_alive=*/false);
+    metrics::Registry registry;
+    S3OutputStore store(FlakyOptions(server, &registry));
+    for (int i = 0; i < 5; ++i) store.Put("t", std::to_string(i) + ".png", "x");
+    EXPECT_EQ(server.requests().size(), 5u);
+    EXPECT_EQ(server.connections(), 5);
+    std::string text;
+    registry.Render(text);
+    EXPECT_THAT(text, HasSubstr("genhost_s3_requests_total{method=\"PUT\",status=\"2xx\"} 5\n"));
+    EXPECT_THAT(text, Not(HasSubstr("status=\"error\"")));
 }
 
 TEST(S3RetryTest, AttemptsAreBoundedAndTheLastAnswerIsReported) {
