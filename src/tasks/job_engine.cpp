@@ -35,10 +35,29 @@ JobEngine::~JobEngine() { Stop(std::chrono::milliseconds(0)); }
 
 void JobEngine::Start() {
     if (kinds_.empty() || !threads_.empty()) return;
-    for (int i = 0; i < std::max(options_.runners, 1); ++i) {
-        threads_.emplace_back([this] { RunnerMain(); });
-    }
+    // One runner to begin with; each claim that leaves no runner free starts another, up to
+    // options_.runners (Claimed), so an idle engine holds two threads, not runners + 1.
+    std::lock_guard lock(mu_);
+    started_ = true;
+    runners_ = 1;
     threads_.emplace_back([this] { HeartbeatMain(); });
+    threads_.emplace_back([this] { RunnerMain(); });
+}
+
+void JobEngine::Claimed() {
+    std::lock_guard lock(mu_);
+    ++busy_;
+    if (!started_ || stop_claiming_ || busy_ < runners_ ||
+        runners_ >= std::max(options_.runners, 1)) {
+        return;
+    }
+    ++runners_;
+    threads_.emplace_back([this] { RunnerMain(); });
+}
+
+void JobEngine::Unclaimed() {
+    std::lock_guard lock(mu_);
+    --busy_;
 }
 
 void JobEngine::Kick() {
@@ -57,6 +76,11 @@ JobEngine::Counts JobEngine::counts() const {
 bool JobEngine::RunOne() {
     const auto claim = repo_.ClaimSync(options_.owner, kind_names_, options_.lease_seconds);
     if (!claim) return false;
+    Claimed();
+    struct Release {
+        JobEngine* engine;
+        ~Release() { engine->Unclaimed(); }
+    } release{this};
     const auto it = kinds_.find(claim->kind);
     if (it == kinds_.end()) {  // cannot happen: only registered kinds are claimed
         repo_.RetrySync(*claim, options_.owner, 60,

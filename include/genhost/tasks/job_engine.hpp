@@ -7,7 +7,8 @@
 //
 // - Runner threads claim due jobs of the registered kinds (FOR UPDATE SKIP LOCKED, under a lease)
 //   and run each kind's handler. They sleep until Kick (a local write, or a `genhost_jobs`
-//   notification from any node) or the poll interval.
+//   notification from any node) or the poll interval. One runner starts with the engine; a claim
+//   that leaves none free starts another, up to `runners` (the threads stay until Stop).
 // - A heartbeat renews the leases every lease/3 and tells a run whose job was taken from it
 //   (re-queued at a newer revision, or taken over after this node stalled) through `lease_lost`,
 //   by the same rule as for tasks (leased_runs.hpp).
@@ -104,6 +105,10 @@ class JobEngine {
   private:
     // RunOne claims one due job and runs it; false when there was none.
     bool RunOne();
+    // Claimed counts a run begun, and starts another runner when none is left free (up to
+    // options_.runners, once started); Unclaimed counts it ended.
+    void Claimed();
+    void Unclaimed();
     void RunnerMain();
     void HeartbeatMain();
     void Heartbeat();
@@ -117,6 +122,9 @@ class JobEngine {
     std::uint64_t kicks_ = 0;
     bool stop_claiming_ = false;
     bool stop_ = false;
+    bool started_ = false;                 // Start ran: runners may be added
+    int runners_ = 0;                      // runner threads started
+    int busy_ = 0;                         // runs between claim and end
     std::vector<std::string> kind_names_;  // the keys of kinds_, which the runners claim
     LeasedRuns runs_;                      // the jobs running here, by "kind/subject"
     Counts counts_;
