@@ -63,7 +63,46 @@ AuthedHandler WithQueryCheck(App& app, const Operation& op, AuthedHandler handle
 
 }  // namespace
 
+std::vector<std::string> MissingDependencies(const App& app) {
+    std::vector<std::string> missing;
+    const auto need = [&](bool set, const char* name) {
+        if (!set) missing.emplace_back(name);
+    };
+    need(app.schemas != nullptr, "schemas");
+    need(app.catalog != nullptr, "catalog");
+    need(app.draining != nullptr, "draining");
+    need(app.inputs != nullptr, "inputs");
+    need(app.input_files != nullptr, "input_files");
+    need(app.uploads.repo != nullptr, "uploads.repo");
+    need(app.uploads.signer != nullptr, "uploads.signer");
+    need(app.uploads.folder != nullptr, "uploads.folder");
+    need(app.uploads.clock != nullptr, "uploads.clock");
+    need(app.avatars.repo != nullptr, "avatars.repo");
+    need(static_cast<bool>(app.avatars.kick), "avatars.kick");
+    need(app.documents.repo != nullptr, "documents.repo");
+    need(static_cast<bool>(app.documents.kick), "documents.kick");
+    need(app.voices.repo != nullptr, "voices.repo");
+    need(static_cast<bool>(app.voices.kick), "voices.kick");
+    need(app.routers.repo != nullptr, "routers.repo");
+    need(app.routers.engine != nullptr, "routers.engine");
+    need(app.routers.snapshot != nullptr, "routers.snapshot");
+    need(app.routers.log != nullptr, "routers.log");
+    need(app.credits.repo != nullptr, "credits.repo");
+    need(app.realtime.repo != nullptr, "realtime.repo");
+    need(!app.realtime.token_secret.empty(), "realtime.token_secret");
+    need(static_cast<bool>(app.realtime.kick), "realtime.kick");
+    need(app.realtime.live != nullptr, "realtime.live");
+    need(app.workflows.repo != nullptr, "workflows.repo");
+    need(static_cast<bool>(app.workflows.kick), "workflows.kick");
+    return missing;
+}
+
 void RegisterRoutes(http::Router& router, App& app) {
+    if (const auto missing = MissingDependencies(app); !missing.empty()) {
+        std::string names;
+        for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
+        throw std::runtime_error("the routes' dependencies are not all set: " + names);
+    }
     Bindings b(app);
     for (const auto registrar :
          {RegisterTaskRoutes, RegisterAvatarRoutes, RegisterDocumentRoutes, RegisterVoiceRoutes,
@@ -73,7 +112,7 @@ void RegisterRoutes(http::Router& router, App& app) {
           RegisterOrganizationRoutes, RegisterWorkflowRoutes}) {
         registrar(b);
     }
-    if (app.realtime.live != nullptr) AddMediaPlane(router, app);
+    AddMediaPlane(router, app);
     const OperationTable table = EmbeddedOperations(*app.schemas);
     std::set<std::string> handlers;
     for (const auto& [id, binding] : b.all()) handlers.insert(id);

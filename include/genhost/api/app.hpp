@@ -172,10 +172,16 @@ struct App {
     WorkflowsConfig workflows;
 };
 
+// MissingDependencies names every dependency of `app` that the routes need and that is not set
+// (a null repository, an empty kick or secret), as "avatars.repo", ...; empty when complete.
+// Optional: routers.cache, metrics_router and extra_gauges.
+std::vector<std::string> MissingDependencies(const App& app);
+
 // RegisterRoutes adds every operation of the operation table (genhost/api/operations.hpp) to
-// `router`, bound to its handler by operationId. Throws std::runtime_error when an operation has
-// no handler, a handler no operation, or a handler does not fit its operation's auth: the server
-// then refuses to start.
+// `router`, bound to its handler by operationId. Throws std::runtime_error when a dependency is
+// missing (MissingDependencies), an operation has no handler, a handler no operation, or a
+// handler does not fit its operation's auth: the server then refuses to start, instead of failing
+// on the first request that needs it.
 void RegisterRoutes(http::Router& router, App& app);
 
 // CheckContract compares the request schemas with the catalog: every model a generation schema
