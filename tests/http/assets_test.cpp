@@ -170,10 +170,6 @@ TlsTestServer* Assets::fixtures_ = nullptr;
 std::string* Assets::dir_ = nullptr;
 std::string* Assets::ca_file_ = nullptr;
 
-std::string DataUri(const std::string& type, const std::string& bytes) {
-    return "data:" + type + ";base64," + Base64Encode(bytes);
-}
-
 TEST_F(Assets, GoodImageUrlIsFetchedHonestlyAndStoredByReference) {
     const auto r = Post("image_upscale", Upscale(Url("/good.png")));
     ASSERT_EQ(r.status, 200) << r.body;

@@ -33,10 +33,6 @@ std::string SolidPng(int w, int h, std::uint8_t r, std::uint8_t g, std::uint8_t 
     return media::EncodePicture(img, media::ImageFormat::kPng);
 }
 
-std::string DataUri(const std::string& type, const std::string& bytes) {
-    return "data:" + type + ";base64," + Base64Encode(bytes);
-}
-
 nlohmann::json CreateBody(const std::string& name = "Ada") {
     return {{"name", name},
             {"referenceImage", DataUri("image/png", SolidPng(600, 800, 230, 120, 40))},

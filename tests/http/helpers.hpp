@@ -1,6 +1,7 @@
 // Helpers shared by the HTTP test suites, which drive a real `genhost serve` over sockets.
 #pragma once
 
+#include "genhost/core/crypto.hpp"
 #include "support/http_client.hpp"
 #include "support/pg.hpp"
 #include "support/server_process.hpp"
@@ -230,6 +231,11 @@ class HealthWatch {
 inline constexpr double kResponsiveMs = 500;
 
 // MetricValue returns the value of the first /metrics line starting with `prefix`, or -1.
+// DataUri is `bytes` as a base64 data URI of media type `type`.
+inline std::string DataUri(const std::string& type, const std::string& bytes) {
+    return "data:" + type + ";base64," + Base64Encode(bytes);
+}
+
 inline double MetricValue(HttpClient& client, const std::string& prefix) {
     const auto body = client.Send("GET", "/metrics").body;
     std::istringstream in(body);

@@ -37,7 +37,7 @@ using ::testing::HasSubstr;
 // words with the utterance: the fact shares "restaurant", "opening" and "hours" with the question.
 // The question does not name the tool (that needs "show" and "hours", or "today"/"tomorrow"):
 // a tool call would come instead of the answer.
-constexpr char kFact[] =
+constexpr char kPageFact[] =
     "The Blue Heron restaurant opening hours are from nine in the morning to eleven at night.";
 // Of the questions tried, the one the recogniser hears best from en-us+klatt (e.g. "when does
 // the restaurant open" comes back as "when it was a restaurant open", then as "when does the
@@ -203,7 +203,7 @@ TEST_F(RealtimePage, ASpokenQuestionIsAnsweredFromKnowledgeAndAToolFiresInTheBro
     // The knowledge and the avatar that knows it.
     auto r = Send("POST", "/v1/documents",
                   {{"name", "Blue Heron"},
-                   {"content", std::string("# Opening hours\n") + kFact +
+                   {"content", std::string("# Opening hours\n") + kPageFact +
                                    "\n\n# Menu\nThe chef cooks fresh fish every day.\n"}});
     ASSERT_EQ(r.status, 200) << r.body;
     const std::string document = r.Json()["id"];
@@ -325,7 +325,8 @@ TEST_F(RealtimePage, ASpokenQuestionIsAnsweredFromKnowledgeAndAToolFiresInTheBro
     for (const auto& e : conversation.value("transcript", nlohmann::json::array())) {
         const std::string content = e["content"].is_string() ? e["content"].get<std::string>() : "";
         if (e["role"] == "user" && HasWords(content, kQuestionWords)) asked = true;
-        if (e["role"] == "assistant" && content.find(kFact) != std::string::npos) answered = true;
+        if (e["role"] == "assistant" && content.find(kPageFact) != std::string::npos)
+            answered = true;
         if (e["role"] == "assistant") {
             for (const auto& call : e.value("toolCalls", nlohmann::json::array())) {
                 if (call["name"] == "show_hours") tool_called = true;

@@ -30,7 +30,7 @@ using ::testing::MatchesRegex;
 constexpr std::size_t kCap = 1024 * 1024;  // GENHOST_UPLOAD_MAX_BYTES of these servers
 constexpr char kBoundary[] = "----genhost-test-boundary-7d1f";
 
-std::string Png(int width = 640, int height = 360) {
+std::string UploadPng(int width = 640, int height = 360) {
     media::ImageSpec spec;
     spec.width = width;
     spec.height = height;
@@ -200,7 +200,7 @@ TEST_F(Uploads, MultipartPostOfARealPngStoresItAndCompletesTheUpload) {
     auto c = Client();
     const auto upload = Create(c, "my photo.png");
     const std::string id = IdOf(upload);
-    const std::string png = Png();
+    const std::string png = UploadPng();
     ASSERT_EQ(PngSize(png), std::make_pair(640, 360));
 
     const auto r = Post(c, upload, Form(FieldsOf(upload), png, "frame.png"));
@@ -229,9 +229,9 @@ TEST_F(Uploads, AcceptsAFileOfExactlyTheCapWithoutMetadata) {
 TEST_F(Uploads, ASecondUploadToTheSameIdIs409) {
     auto c = Client();
     const auto upload = Create(c);
-    const std::string png = Png(64, 64);
+    const std::string png = UploadPng(64, 64);
     ASSERT_EQ(Post(c, upload, Form(FieldsOf(upload), png)).status, 204);
-    const auto again = Post(c, upload, Form(FieldsOf(upload), Png(32, 32)));
+    const auto again = Post(c, upload, Form(FieldsOf(upload), UploadPng(32, 32)));
     EXPECT_EQ(again.status, 409) << again.body;
     EXPECT_THAT(again.Json()["error"].get<std::string>(), HasSubstr("already been received"));
     EXPECT_EQ(ReadFile(FileOf(IdOf(upload))), png);  // the first file stays
@@ -244,7 +244,7 @@ TEST_F(Uploads, ABadSignatureIs403AndDoesNotUseUpTheUpload) {
     for (auto& [k, v] : fields) {
         if (k == "signature") v[0] = v[0] == 'a' ? 'b' : 'a';
     }
-    auto r = Post(c, upload, Form(fields, Png(64, 64)));
+    auto r = Post(c, upload, Form(fields, UploadPng(64, 64)));
     EXPECT_EQ(r.status, 403) << r.body;
     EXPECT_EQ(r.Json()["error"], "Invalid upload policy signature");
     EXPECT_FALSE(fs::exists(FileOf(IdOf(upload))));
@@ -258,15 +258,15 @@ TEST_F(Uploads, ABadSignatureIs403AndDoesNotUseUpTheUpload) {
             v = Base64Encode(doc.dump());
         }
     }
-    r = Post(c, upload, Form(fields, Png(64, 64)));
+    r = Post(c, upload, Form(fields, UploadPng(64, 64)));
     EXPECT_EQ(r.status, 403) << r.body;
 
     // No policy at all (the file first).
-    r = Post(c, upload, Form({}, Png(64, 64)));
+    r = Post(c, upload, Form({}, UploadPng(64, 64)));
     EXPECT_EQ(r.status, 403) << r.body;
     EXPECT_THAT(r.Json()["error"].get<std::string>(), HasSubstr("no upload policy"));
 
-    EXPECT_EQ(Post(c, upload, Form(FieldsOf(upload), Png(64, 64))).status, 204);
+    EXPECT_EQ(Post(c, upload, Form(FieldsOf(upload), UploadPng(64, 64))).status, 204);
 }
 
 TEST_F(Uploads, APolicyOnlyOpensItsOwnUpload) {
@@ -275,14 +275,15 @@ TEST_F(Uploads, APolicyOnlyOpensItsOwnUpload) {
     const auto b = Create(c);
     // b's fields sent to a's URL.
     auto r = c.Send("POST", PathOf(a["uploadUrl"].get<std::string>()), FormHeaders(),
-                    Form(FieldsOf(b), Png(64, 64)));
+                    Form(FieldsOf(b), UploadPng(64, 64)));
     EXPECT_EQ(r.status, 403) << r.body;
     EXPECT_TRUE(r.Json()["error"].is_string());
     // a's fields sent to an id nobody created.
-    r = c.Send("POST", "/uploads/" + NewUuid(), FormHeaders(), Form(FieldsOf(a), Png(64, 64)));
+    r = c.Send("POST", "/uploads/" + NewUuid(), FormHeaders(),
+               Form(FieldsOf(a), UploadPng(64, 64)));
     EXPECT_EQ(r.status, 403) << r.body;
     // Not an upload id at all.
-    r = c.Send("POST", "/uploads/not-an-id", FormHeaders(), Form(FieldsOf(a), Png(64, 64)));
+    r = c.Send("POST", "/uploads/not-an-id", FormHeaders(), Form(FieldsOf(a), UploadPng(64, 64)));
     EXPECT_EQ(r.status, 404) << r.body;
     EXPECT_TRUE(r.Json()["error"].is_string());
     EXPECT_FALSE(fs::exists(FileOf(IdOf(a))));
@@ -307,7 +308,7 @@ TEST_F(Uploads, AFileOverTheCapIs413AndLeavesNothing) {
     EXPECT_EQ(r.Json()["error"], "Request body too large");
 
     // The upload was not used up.
-    EXPECT_EQ(Post(c, upload, Form(FieldsOf(upload), Png(64, 64))).status, 204);
+    EXPECT_EQ(Post(c, upload, Form(FieldsOf(upload), UploadPng(64, 64))).status, 204);
 }
 
 TEST_F(Uploads, MalformedFormsAre400) {
@@ -329,7 +330,7 @@ TEST_F(Uploads, MalformedFormsAre400) {
     EXPECT_EQ(r.status, 400) << r.body;
     EXPECT_THAT(r.Json()["error"].get<std::string>(), HasSubstr("no file part"));
     // Cut before the closing delimiter.
-    std::string cut = Form(fields, Png(64, 64));
+    std::string cut = Form(fields, UploadPng(64, 64));
     cut.resize(cut.size() - 10);
     r = Post(c, upload, cut);
     EXPECT_EQ(r.status, 400) << r.body;
@@ -338,13 +339,13 @@ TEST_F(Uploads, MalformedFormsAre400) {
     EXPECT_EQ(r.status, 400) << r.body;
     EXPECT_THAT(r.Json()["error"].get<std::string>(), HasSubstr("empty"));
     // Still usable after all that.
-    EXPECT_EQ(Post(c, upload, Form(fields, Png(64, 64))).status, 204);
+    EXPECT_EQ(Post(c, upload, Form(fields, UploadPng(64, 64))).status, 204);
 }
 
 TEST_F(Uploads, TheUriIsAcceptedAsAMediaInput) {
     auto c = Client();
     const auto upload = Create(c);
-    ASSERT_EQ(Post(c, upload, Form(FieldsOf(upload), Png(1280, 720))).status, 204);
+    ASSERT_EQ(Post(c, upload, Form(FieldsOf(upload), UploadPng(1280, 720))).status, 204);
     const auto r = c.Send("POST", "/v1/image_to_video", AuthHeaders(),
                           nlohmann::json{{"model", "gen4_turbo"},
                                          {"promptImage", upload["uri"]},
@@ -364,7 +365,7 @@ TEST_F(Uploads, UnknownForeignAndIncompleteUploadUrisAre400AtTheField) {
                              R"({"filename": "theirs.png", "type": "ephemeral"})");
     ASSERT_EQ(made.status, 200) << made.body;
     const auto foreign = made.Json();
-    ASSERT_EQ(Post(c, foreign, Form(FieldsOf(foreign), Png(1280, 720))).status, 204);
+    ASSERT_EQ(Post(c, foreign, Form(FieldsOf(foreign), UploadPng(1280, 720))).status, 204);
     for (const std::string& uri :
          {foreign["uri"].get<std::string>(), incomplete["uri"].get<std::string>(),
           "genhost://" + NewUuid()}) {
@@ -399,7 +400,7 @@ TEST_F(ExpiringUploads, AnExpiredPolicyIs403) {
     auto c = Client();
     const auto upload = Create(c);
     std::this_thread::sleep_for(std::chrono::milliseconds(3200));
-    const auto r = Post(c, upload, Form(FieldsOf(upload), Png(64, 64)));
+    const auto r = Post(c, upload, Form(FieldsOf(upload), UploadPng(64, 64)));
     EXPECT_EQ(r.status, 403) << r.body;
     EXPECT_THAT(r.Json()["error"].get<std::string>(), HasSubstr("expired"));
     EXPECT_FALSE(fs::exists(FileOf(IdOf(upload))));
@@ -409,7 +410,7 @@ TEST_F(ExpiringUploads, ExpiredUploadsAreSweptWithTheirFiles) {
     auto c = Client();
     const auto upload = Create(c);
     const std::string id = IdOf(upload);
-    ASSERT_EQ(Post(c, upload, Form(FieldsOf(upload), Png(64, 64))).status, 204);
+    ASSERT_EQ(Post(c, upload, Form(FieldsOf(upload), UploadPng(64, 64))).status, 204);
     ASSERT_TRUE(fs::exists(FileOf(id)));
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
     while ((fs::exists(FileOf(id)) || std::get<1>(Row(id)) != -2) &&
@@ -462,7 +463,7 @@ class NodeSdk : public UploadsBase {
 };
 
 TEST_F(NodeSdk, CreateEphemeralUploadsAPngWhoseUriImageToVideoAccepts) {
-    const std::string png = Png(1280, 720);
+    const std::string png = UploadPng(1280, 720);
     const fs::path file = fs::path(server_->data_dir()) / "frame.png";
     std::ofstream(file, std::ios::binary) << png;
 
@@ -486,7 +487,7 @@ TEST_F(NodeSdk, CreateEphemeralUploadsAPngWhoseUriImageToVideoAccepts) {
 // client raises its own error classes for a missing document and bad input.
 TEST_F(NodeSdk, DocumentsAndAvatarsWithDocuments) {
     const fs::path file = fs::path(server_->data_dir()) / "portrait.png";
-    std::ofstream(file, std::ios::binary) << Png(600, 800);
+    std::ofstream(file, std::ios::binary) << UploadPng(600, 800);
 
     const auto r = RunNode(file.string(), "documents_sdk.mjs");
     ASSERT_FALSE(r.contains("error")) << r.dump(2) << "\n" << server_->Log();
@@ -526,7 +527,7 @@ TEST_F(NodeSdk, DocumentsAndAvatarsWithDocuments) {
 // speaking with the voice, which shows it deleted after the voice is.
 TEST_F(NodeSdk, VoicesDesignedClonedAndUsedByAnAvatar) {
     const fs::path file = fs::path(server_->data_dir()) / "portrait.png";
-    std::ofstream(file, std::ios::binary) << Png(600, 800);
+    std::ofstream(file, std::ios::binary) << UploadPng(600, 800);
 
     const auto r = RunNode(file.string(), "voices_sdk.mjs");
     ASSERT_FALSE(r.contains("error")) << r.dump(2) << "\n" << server_->Log();
@@ -657,7 +658,7 @@ TEST_F(NodeSdk, MediaTokensPassLiveKitsTokenVerifier) {
 // user of the official client would use them (tests/node/organization_sdk.mjs).
 TEST_F(NodeSdk, OrganizationCreditsAndEveryRecipe) {
     const fs::path png = fs::path(server_->data_dir()) / "product.png";
-    std::ofstream(png, std::ios::binary) << Png(640, 480);
+    std::ofstream(png, std::ios::binary) << UploadPng(640, 480);
     const fs::path mp4 = fs::path(server_->data_dir()) / "reference.mp4";
     std::ofstream(mp4, std::ios::binary) << MakeMp4(320, 240, 3.0);
     const auto r =
