@@ -38,8 +38,6 @@ void JobEngine::Start() {
     // One runner to begin with; each claim that leaves no runner free starts another, up to
     // options_.runners (Claimed), so an idle engine holds two threads, not runners + 1.
     std::lock_guard lock(mu_);
-    started_ = true;
-    runners_ = 1;
     threads_.emplace_back([this] { HeartbeatMain(); });
     threads_.emplace_back([this] { RunnerMain(); });
 }
@@ -47,11 +45,12 @@ void JobEngine::Start() {
 void JobEngine::Claimed() {
     std::lock_guard lock(mu_);
     ++busy_;
-    if (!started_ || stop_claiming_ || busy_ < runners_ ||
-        runners_ >= std::max(options_.runners, 1)) {
+    // threads_: the heartbeat and the runners, once started (RunAvailable runs without them).
+    const int runners = static_cast<int>(threads_.size()) - 1;
+    if (threads_.empty() || stop_claiming_ || busy_ < runners ||
+        runners >= std::max(options_.runners, 1)) {
         return;
     }
-    ++runners_;
     threads_.emplace_back([this] { RunnerMain(); });
 }
 

@@ -57,29 +57,25 @@ std::vector<providers::Output> WorkerPool::RunProvider(const std::string& name,
                                                        providers::Provider& provider,
                                                        providers::TaskContext& ctx) {
     const auto started = std::chrono::steady_clock::now();
-    std::string_view outcome = "error";
-    struct Count {
-        WorkerPool* pool;
-        const std::string& name;
-        const std::chrono::steady_clock::time_point started;
-        const std::string_view& outcome;
-        ~Count() {
-            if (pool->provider_runs_ == nullptr) return;
-            pool->provider_runs_->Inc({name, outcome});
-            pool->provider_durations_->Observe(
-                {name},
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-        }
-    } count{this, name, started, outcome};
+    const auto count = [&](std::string_view outcome) {
+        if (provider_runs_ == nullptr) return;
+        provider_runs_->Inc({name, outcome});
+        provider_durations_->Observe(
+            {name},
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    };
     try {
         auto outputs = provider.Run(ctx);
-        outcome = "succeeded";
+        count("succeeded");
         return outputs;
     } catch (const providers::Cancelled&) {
-        outcome = "cancelled";
+        count("cancelled");
         throw;
     } catch (const providers::TaskFailure&) {
-        outcome = "failed";
+        count("failed");
+        throw;
+    } catch (...) {
+        count("error");
         throw;
     }
 }

@@ -122,8 +122,6 @@ class JobEngine {
     std::uint64_t kicks_ = 0;
     bool stop_claiming_ = false;
     bool stop_ = false;
-    bool started_ = false;                 // Start ran: runners may be added
-    int runners_ = 0;                      // runner threads started
     int busy_ = 0;                         // runs between claim and end
     std::vector<std::string> kind_names_;  // the keys of kinds_, which the runners claim
     LeasedRuns runs_;                      // the jobs running here, by "kind/subject"
