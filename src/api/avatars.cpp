@@ -8,6 +8,7 @@
 // the fields it names and makes the avatar PROCESSING again; an avatar still PROCESSING cannot be
 // changed (409). GET lists (newest first, keyset cursor) or reads one; DELETE removes the avatar
 // and its pictures.
+#include "genhost/api/avatars_routes.hpp"
 #include "genhost/api/page.hpp"
 #include "handlers.hpp"
 #include "stored_media.hpp"

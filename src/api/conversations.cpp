@@ -7,6 +7,7 @@
 // transcript, tools and a fresh signed URL of its recording; DELETE removes a finished one with
 // its transcript and recording. Usage sums the conversations started in a range by UTC day.
 #include "genhost/api/page.hpp"
+#include "genhost/api/realtime_routes.hpp"
 #include "handlers.hpp"
 #include "stored_media.hpp"
 

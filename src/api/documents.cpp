@@ -7,6 +7,7 @@
 // removes the document and takes it off every avatar that used it. `usedBy` is computed from the
 // avatars' documentIds on every read. A new content is indexed by the job engine's `document`
 // job (tasks/document_indexer.hpp) moments later; the search extra ranks the indexed chunks.
+#include "genhost/api/documents_routes.hpp"
 #include "genhost/api/page.hpp"
 #include "handlers.hpp"
 

@@ -7,6 +7,7 @@
 // slots and the measured latencies. The chosen model's own body is then created as an ordinary
 // task (CreateTask, the path of direct generation), unless the request is a dry run. Every call
 // that names a router is written to its decision log, off the request path (store::RouterLog).
+#include "genhost/api/routers_routes.hpp"
 #include "handlers.hpp"
 
 #include "genhost/core/ids.hpp"

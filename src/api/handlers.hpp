@@ -1,9 +1,11 @@
 // The route kit: each resource (one file each) registers its handlers by operationId into a
-// Bindings; routes.cpp asks every resource for its handlers, then binds them to the operation
-// table (genhost/api/operations.hpp).
+// Bindings, with a route set its feature names (genhost/api/*_routes.hpp); routes.cpp binds the
+// handlers of every route set to the operation table (genhost/api/operations.hpp).
 #pragma once
 
 #include "common.hpp"
+
+#include "genhost/api/routes.hpp"
 
 #include <map>
 #include <string>
@@ -32,6 +34,21 @@ class Bindings {
 
     // Authed binds an operation whose auth is apiKey.
     void Authed(const std::string& operation_id, AuthedFn fn);
+    // Authed with `deps`: the handler also gets what its feature gave the route set (a
+    // repository), so a resource needs no field of App (docs/architecture.md "Features").
+    template <class Deps>
+    void Authed(const std::string& operation_id,
+                boost::asio::awaitable<http::Response> (*fn)(App&, Deps&, http::Request&,
+                                                             const auth::Principal&),
+                Deps& deps) {
+        App& app = app_;
+        Add(operation_id, {Binding::Kind::kAuthed,
+                           [&app, &deps, fn](http::Request& req, const auth::Principal& who) {
+                               return fn(app, deps, req, who);
+                           },
+                           {},
+                           {}});
+    }
     // Public binds a public or signed-URL operation.
     void Public(const std::string& operation_id, PublicFn fn);
     // Streaming binds a public or signed-URL operation that reads its body as it arrives.
@@ -46,23 +63,6 @@ class Bindings {
     App& app_;
     std::map<std::string, Binding> bindings_;
 };
-
-// Each resource's handlers (the file named after it):
-void RegisterTaskRoutes(Bindings& b);          // tasks.cpp
-void RegisterAvatarRoutes(Bindings& b);        // avatars.cpp
-void RegisterDocumentRoutes(Bindings& b);      // documents.cpp
-void RegisterVoiceRoutes(Bindings& b);         // voices.cpp
-void RegisterRouterRoutes(Bindings& b);        // routers.cpp
-void RegisterGenerateRoutes(Bindings& b);      // generate.cpp (routed generation)
-void RegisterRealtimeRoutes(Bindings& b);      // realtime_sessions.cpp
-void RegisterConversationRoutes(Bindings& b);  // conversations.cpp (and avatar usage)
-void RegisterOrganizationRoutes(Bindings& b);  // organization.cpp (credits and usage)
-void RegisterUploadRoutes(Bindings& b);        // uploads.cpp
-void RegisterOutputRoutes(Bindings& b);        // outputs.cpp
-void RegisterHealthRoutes(Bindings& b);        // health.cpp (and /docs/errors)
-void RegisterOpenApiRoutes(Bindings& b);       // openapi.cpp
-void RegisterRecipeRoutes(Bindings& b);        // recipes.cpp
-void RegisterWorkflowRoutes(Bindings& b);      // workflows.cpp (and the publish extra)
 
 // AddMediaPlane adds the realtime media plane's WebSocket route (media_plane.cpp): it is no
 // operation of the table (OpenAPI has no WebSockets); docs/realtime.md specifies it.

@@ -1,4 +1,5 @@
 // GET /healthz, /readyz, /metrics and /docs/errors.
+#include "genhost/api/service_routes.hpp"
 #include "handlers.hpp"
 
 #include "genhost/core/resources.hpp"

@@ -4,6 +4,7 @@
 
 #include "genhost/api/operations.hpp"
 
+#include "genhost/api/service_routes.hpp"
 #include "genhost/core/resources.hpp"
 #include "handlers.hpp"
 

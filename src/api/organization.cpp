@@ -1,5 +1,6 @@
 // /v1/organization and /v1/organization/usage: the organization's credits, its usage tier and
 // what it spent (CLIENTS.md 3.3, docs/credits.md).
+#include "genhost/api/organization_routes.hpp"
 #include "handlers.hpp"
 
 #include <chrono>
@@ -44,9 +45,9 @@ std::string FormatDay(sys_days day) {
 }
 
 // GET /v1/organization
-asio::awaitable<http::Response> GetOrganization(App& app, http::Request&,
+asio::awaitable<http::Response> GetOrganization(App& app, store::CreditRepo& repo, http::Request&,
                                                 const auth::Principal& who) {
-    const auto credits = co_await app.credits.repo->Organization(who.org_id);
+    const auto credits = co_await repo.Organization(who.org_id);
     nlohmann::json limits = nlohmann::json::object();
     nlohmann::json usage = nlohmann::json::object();
     // Every model of the catalog (recipes included) with this tier's limits and its generations
@@ -71,7 +72,8 @@ asio::awaitable<http::Response> GetOrganization(App& app, http::Request&,
 }
 
 // POST /v1/organization/usage
-asio::awaitable<http::Response> GetUsage(App& app, http::Request& req, const auth::Principal& who) {
+asio::awaitable<http::Response> GetUsage(App& app, store::CreditRepo& repo, http::Request& req,
+                                         const auth::Principal& who) {
     auto checked = co_await CheckedBody(app, std::move(req.body), "organization_usage",
                                         /*defaults=*/true);
     if (!checked) co_return http::Response::Error(checked.error(), app.doc_url);
@@ -120,7 +122,7 @@ asio::awaitable<http::Response> GetUsage(App& app, http::Request& req, const aut
     }
     const std::string from = FormatDay(*start);
     const std::string to = FormatDay(*before);
-    const auto rows = co_await app.credits.repo->Usage(who.org_id, from, to);
+    const auto rows = co_await repo.Usage(who.org_id, from, to);
     std::set<std::string> models;
     nlohmann::json results = nlohmann::json::array();
     for (const auto& row : rows) {
@@ -136,9 +138,9 @@ asio::awaitable<http::Response> GetUsage(App& app, http::Request& req, const aut
 
 }  // namespace
 
-void RegisterOrganizationRoutes(Bindings& b) {
-    b.Authed("getOrganization", &GetOrganization);
-    b.Authed("retrieveOrganizationUsage", &GetUsage);
+void RegisterOrganizationRoutes(Bindings& b, store::CreditRepo& repo) {
+    b.Authed("getOrganization", &GetOrganization, repo);
+    b.Authed("retrieveOrganizationUsage", &GetUsage, repo);
 }
 
 }  // namespace genhost::api

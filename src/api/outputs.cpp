@@ -1,4 +1,5 @@
 // GET and HEAD /outputs/{task}/{name}: the signed output URLs genhost hands out.
+#include "genhost/api/uploads_routes.hpp"
 #include "handlers.hpp"
 
 #include <boost/asio/co_spawn.hpp>

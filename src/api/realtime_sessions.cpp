@@ -7,6 +7,7 @@
 // version header; CORS for browsers) for the media plane's URL and a participant token, once;
 // connect_backend gives the customer's backend tool handler the same while the session is READY
 // or RUNNING.
+#include "genhost/api/realtime_routes.hpp"
 #include "handlers.hpp"
 
 #include "genhost/core/ids.hpp"

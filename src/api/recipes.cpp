@@ -4,6 +4,7 @@
 // adding up to `duration`), and store one task of the recipe's model through CreateTask, so
 // media preparation, pricing and the tier's limits apply as for any generation. The builtin
 // provider runs it (src/providers/pipelines_recipes.cpp, docs/recipes.md).
+#include "genhost/api/recipes_routes.hpp"
 #include "handlers.hpp"
 
 #include <cmath>

@@ -10,6 +10,7 @@
 // lists the router's decision log (store::RouterLog; generate.cpp writes it), deleted routers'
 // too.
 #include "genhost/api/page.hpp"
+#include "genhost/api/routers_routes.hpp"
 #include "handlers.hpp"
 
 #include "genhost/core/ids.hpp"

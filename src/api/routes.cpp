@@ -87,7 +87,6 @@ std::vector<std::string> MissingDependencies(const App& app) {
     need(app.routers.engine != nullptr, "routers.engine");
     need(app.routers.snapshot != nullptr, "routers.snapshot");
     need(app.routers.log != nullptr, "routers.log");
-    need(app.credits.repo != nullptr, "credits.repo");
     need(app.realtime.repo != nullptr, "realtime.repo");
     need(!app.realtime.token_secret.empty(), "realtime.token_secret");
     need(static_cast<bool>(app.realtime.kick), "realtime.kick");
@@ -97,21 +96,14 @@ std::vector<std::string> MissingDependencies(const App& app) {
     return missing;
 }
 
-void RegisterRoutes(http::Router& router, App& app) {
+void RegisterRoutes(http::Router& router, App& app, const std::vector<RouteSet>& route_sets) {
     if (const auto missing = MissingDependencies(app); !missing.empty()) {
         std::string names;
         for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
         throw std::runtime_error("the routes' dependencies are not all set: " + names);
     }
     Bindings b(app);
-    for (const auto registrar :
-         {RegisterTaskRoutes, RegisterAvatarRoutes, RegisterDocumentRoutes, RegisterVoiceRoutes,
-          RegisterRouterRoutes, RegisterGenerateRoutes, RegisterRealtimeRoutes,
-          RegisterConversationRoutes, RegisterUploadRoutes, RegisterOutputRoutes,
-          RegisterHealthRoutes, RegisterOpenApiRoutes, RegisterRecipeRoutes,
-          RegisterOrganizationRoutes, RegisterWorkflowRoutes}) {
-        registrar(b);
-    }
+    for (const RouteSet& route_set : route_sets) route_set(b);
     AddMediaPlane(router, app);
     const OperationTable table = EmbeddedOperations(*app.schemas);
     std::set<std::string> handlers;

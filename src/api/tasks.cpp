@@ -1,4 +1,5 @@
 // GET and DELETE /v1/tasks/{id}.
+#include "genhost/api/tasks_routes.hpp"
 #include "handlers.hpp"
 
 #include "genhost/api/task_json.hpp"

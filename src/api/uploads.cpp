@@ -6,6 +6,7 @@
 // streamed. It reads the form's fields, checks the policy they carry before the first byte of
 // the file, claims the upload in PostgreSQL, streams the file part to `<id>.part` under the
 // policy's size cap, renames it into place and marks the upload complete.
+#include "genhost/api/uploads_routes.hpp"
 #include "handlers.hpp"
 
 #include "genhost/core/ids.hpp"

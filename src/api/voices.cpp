@@ -8,6 +8,7 @@
 // sample and its preview. POST /v1/voices/preview speaks a short text in the voice a description
 // designs, keeps the MP3 for 24 hours and answers its signed URL.
 #include "genhost/api/page.hpp"
+#include "genhost/api/voices_routes.hpp"
 #include "handlers.hpp"
 #include "stored_media.hpp"
 

@@ -10,6 +10,7 @@
 // the invocation with its plan; its job (tasks/workflow_runner.hpp) runs it.
 #include "genhost/api/workflows.hpp"
 
+#include "genhost/api/workflows_routes.hpp"
 #include "handlers.hpp"
 
 #include "genhost/assets/resolver.hpp"

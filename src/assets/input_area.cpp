@@ -80,32 +80,4 @@ std::size_t InputArea::SweepOlderThan(std::chrono::seconds age) const {
     return removed;
 }
 
-InputSweeper::InputSweeper(const InputArea& area, std::chrono::seconds max_age,
-                           std::chrono::seconds interval)
-    : area_(area), max_age_(max_age), interval_(interval), thread_([this] { Main(); }) {}
-
-InputSweeper::~InputSweeper() {
-    {
-        std::lock_guard lock(mu_);
-        stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-}
-
-void InputSweeper::Main() {
-    std::unique_lock lock(mu_);
-    while (!cv_.wait_for(lock, interval_, [this] { return stop_; })) {
-        lock.unlock();
-        try {
-            if (const std::size_t n = area_.SweepOlderThan(max_age_)) {
-                spdlog::info("removed the inputs of {} old task(s)", n);
-            }
-        } catch (const std::exception& e) {
-            spdlog::warn("sweeping old task inputs failed: {}", e.what());
-        }
-        lock.lock();
-    }
-}
-
 }  // namespace genhost::assets

@@ -227,6 +227,8 @@ ParseResult Parse(int argc, const char* const* argv, const Getenv& getenv) {
         out.error = "default credits must not be negative";
     } else if (s.output_url_ttl_seconds <= 0 || s.lease_seconds < 1 || s.max_attempts < 1) {
         out.error = "output URL TTL, lease and attempts must be positive";
+    } else if (!(s.job_lease_seconds >= 1)) {
+        out.error = "job lease must be at least 1 second";
     } else if (s.max_body_bytes == 0 || s.max_body_bytes > SIZE_MAX / 2) {
         // program_options reads "-1" into an unsigned as SIZE_MAX: no limit at all.
         out.error = "max body bytes must be a positive size";

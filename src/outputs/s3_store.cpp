@@ -1,6 +1,7 @@
 #include "genhost/outputs/s3_store.hpp"
 
 #include "genhost/core/crypto.hpp"
+#include "genhost/net/url.hpp"
 #include "genhost/outputs/sigv4.hpp"
 
 #include <openssl/ssl.h>
@@ -103,62 +104,21 @@ std::optional<std::string> Element(std::string_view xml, std::string_view tag,
     return XmlDecode(xml.substr(a + open.size(), b - a - open.size()));
 }
 
-struct Endpoint {
-    bool tls = false;
-    std::string host;         // for DNS / connect: without brackets
-    std::string host_header;  // as in the URL: IPv6 literals in brackets
-    std::string port;
-    bool default_port = true;
-};
-
-Endpoint ParseEndpoint(const std::string& url) {
-    Endpoint e;
-    std::string_view rest = url;
-    if (rest.rfind("https://", 0) == 0) {
-        e.tls = true;
-        rest.remove_prefix(8);
-    } else if (rest.rfind("http://", 0) == 0) {
-        rest.remove_prefix(7);
-    } else {
-        throw std::invalid_argument("S3 endpoint must start with http:// or https://: " + url);
+// ParseEndpoint reads the endpoint: scheme://host[:port] (a trailing '/' allowed), nothing more.
+net::HttpUrl ParseEndpoint(const std::string& url) {
+    const auto parsed = net::ParseHttpUrl(url);
+    if (!parsed.url) {
+        if (parsed.problem == net::UrlProblem::kScheme ||
+            parsed.problem == net::UrlProblem::kSyntax) {
+            throw std::invalid_argument("S3 endpoint must be an http:// or https:// URL: " + url);
+        }
+        throw std::invalid_argument("bad S3 endpoint: " + url);
     }
-    while (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
-    if (rest.empty() || rest.find_first_of("/?#@ \t\r\n") != std::string_view::npos) {
+    if (parsed.url->path != "/" || parsed.url->has_query) {
         throw std::invalid_argument("S3 endpoint must be scheme://host[:port] without a path: " +
                                     url);
     }
-    std::string_view host = rest;
-    std::string_view port;
-    if (rest.front() == '[') {
-        const auto close = rest.find(']');
-        if (close == std::string_view::npos) throw std::invalid_argument("bad S3 endpoint: " + url);
-        host = rest.substr(0, close + 1);
-        const std::string_view after = rest.substr(close + 1);
-        if (!after.empty()) {
-            if (after.front() != ':') throw std::invalid_argument("bad S3 endpoint: " + url);
-            port = after.substr(1);
-        }
-        e.host = std::string(host.substr(1, host.size() - 2));
-    } else {
-        const auto colon = rest.rfind(':');
-        if (colon != std::string_view::npos) {
-            host = rest.substr(0, colon);
-            port = rest.substr(colon + 1);
-        }
-        e.host = std::string(host);
-    }
-    if (e.host.empty()) throw std::invalid_argument("bad S3 endpoint: " + url);
-    e.host_header = std::string(host);
-    if (!port.empty()) {
-        if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos) {
-            throw std::invalid_argument("bad S3 endpoint port: " + url);
-        }
-        e.port = std::string(port);
-        e.default_port = e.port == (e.tls ? "443" : "80");
-    } else {
-        e.port = e.tls ? "443" : "80";
-    }
-    return e;
+    return *parsed.url;
 }
 
 bool IsIpLiteral(const std::string& host) {
@@ -210,7 +170,7 @@ ListPage ParseListObjectsV2(std::string_view xml) {
 
 struct S3OutputStore::Impl {
     S3Options options;
-    Endpoint endpoint;
+    net::HttpUrl endpoint;
     std::string host_header;  // Host of every request (bucket.host when virtual-hosted)
     std::string connect_host;
     std::unique_ptr<ssl::context> tls;
@@ -240,10 +200,10 @@ struct S3OutputStore::Impl {
         if (options.list_max_keys < 1) options.list_max_keys = 1000;
         if (options.attempts < 1) options.attempts = 1;
         endpoint = ParseEndpoint(options.endpoint);
-        const std::string port_suffix = endpoint.default_port ? "" : ":" + endpoint.port;
+        const std::string port_suffix = endpoint.default_port ? "" : ":" + endpoint.PortString();
         if (options.path_style) {
             connect_host = endpoint.host;
-            host_header = endpoint.host_header + port_suffix;
+            host_header = endpoint.HostHeader();
         } else {
             connect_host = options.bucket + "." + endpoint.host;
             host_header = connect_host + port_suffix;
@@ -345,8 +305,8 @@ struct S3OutputStore::Impl {
         auto ex = co_await asio::this_coro::executor;
         if (!conn.open()) {
             tcp::resolver resolver(ex);
-            const auto results =
-                co_await resolver.async_resolve(connect_host, endpoint.port, asio::use_awaitable);
+            const auto results = co_await resolver.async_resolve(
+                connect_host, endpoint.PortString(), asio::use_awaitable);
             if (endpoint.tls) {
                 conn.tls = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(ex, *tls);
                 auto& stream = *conn.tls;

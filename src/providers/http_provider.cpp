@@ -259,12 +259,12 @@ HttpProvider::HttpProvider(HttpProviderOptions options, const catalog::Catalog& 
                            InputUrlFn input_url)
     : options_(std::move(options)), catalog_(catalog), input_url_(std::move(input_url)) {
     auto base = detail::ParseUrl(options_.url);
-    if (!base || base->target.find('?') != std::string::npos) {
+    if (!base || base->has_query) {
         throw std::invalid_argument(
             "provider " + options_.name +
             ": url must be an http:// or https:// URL without a query: " + options_.url);
     }
-    while (!base->target.empty() && base->target.back() == '/') base->target.pop_back();
+    while (!base->path.empty() && base->path.back() == '/') base->path.pop_back();
     base_ = std::make_unique<detail::Url>(std::move(*base));
     for (const auto& [name, value] : options_.headers) {
         const bool name_ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
@@ -314,7 +314,7 @@ class HttpProvider::Session {
 
     detail::Url JobUrl() const {
         detail::Url url = *p_.base_;
-        url.target += "/v1/tasks/" + job_;
+        url.path += "/v1/tasks/" + job_;
         return url;
     }
 
@@ -451,7 +451,7 @@ class HttpProvider::Session {
 
     void Submit(const json& submission) {
         detail::Url url = *p_.base_;
-        url.target += "/v1/tasks";
+        url.path += "/v1/tasks";
         const auto r = Call("submission", "POST", url, submission.dump(), Abort::kAfterGrace,
                             {{"Idempotency-Key", run_key_}});
         if (r.status >= 400 && r.status < 500) {
@@ -559,7 +559,7 @@ class HttpProvider::Session {
             }
             const auto url = detail::Resolve(*p_.base_, ref);
             if (!url) Violation("output " + std::to_string(i) + " has an invalid URL");
-            if (ext.empty()) ext = ExtensionOfPath(url->target);
+            if (ext.empty()) ext = ExtensionOfPath(url->Target());
             const std::string stem = ctx_.scratch_dir() + "/provider_output_" + std::to_string(i);
             const std::string content_type = DownloadOne(i, *url, stem + ".part");
             if (ext.empty()) ext = ExtensionOfContentType(content_type);

@@ -46,7 +46,7 @@ bool ValidName(std::string_view name) {
 
 void CheckUrl(const std::string& where, const std::string& url) {
     const auto parsed = detail::ParseUrl(url);
-    if (!parsed || parsed->target.find('?') != std::string::npos) {
+    if (!parsed || parsed->has_query) {
         throw std::invalid_argument(where +
                                     ": url must be http:// or https:// without a query: " + url);
     }

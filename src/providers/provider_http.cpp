@@ -24,101 +24,7 @@ namespace {
 constexpr auto kSlice = std::chrono::milliseconds(20);
 constexpr std::uint32_t kHeaderLimit = 16 * 1024;
 
-bool IsIpv6Literal(std::string_view host) { return host.find(':') != std::string_view::npos; }
-
-bool IsHostChar(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_';
-}
-
-std::string HostHeader(const Url& url) {
-    const std::string host = IsIpv6Literal(url.host) ? "[" + url.host + "]" : url.host;
-    const bool default_port = (url.tls && url.port == "443") || (!url.tls && url.port == "80");
-    return default_port ? host : host + ":" + url.port;
-}
-
 }  // namespace
-
-std::string Url::Base() const {
-    const std::string h = IsIpv6Literal(host) ? "[" + host + "]" : host;
-    return std::string(tls ? "https://" : "http://") + h + ":" + port;
-}
-
-std::optional<Url> ParseUrl(std::string_view text) {
-    for (const char c : text) {
-        if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f || c == '#') return std::nullopt;
-    }
-    Url url;
-    auto starts_with = [&](std::string_view prefix) {
-        if (text.size() < prefix.size()) return false;
-        for (std::size_t i = 0; i < prefix.size(); ++i) {
-            if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
-        }
-        return true;
-    };
-    if (starts_with("https://")) {
-        url.tls = true;
-        text.remove_prefix(8);
-    } else if (starts_with("http://")) {
-        text.remove_prefix(7);
-    } else {
-        return std::nullopt;
-    }
-    const auto end = text.find_first_of("/?");
-    std::string_view authority = text.substr(0, end);
-    const std::string_view rest = end == std::string_view::npos ? "" : text.substr(end);
-    if (authority.find('@') != std::string_view::npos) return std::nullopt;
-    std::string_view port;
-    if (!authority.empty() && authority.front() == '[') {
-        const auto close = authority.find(']');
-        if (close == std::string_view::npos) return std::nullopt;
-        url.host = std::string(authority.substr(1, close - 1));
-        const auto after = authority.substr(close + 1);
-        if (!after.empty()) {
-            if (after.front() != ':') return std::nullopt;
-            port = after.substr(1);
-        }
-        if (url.host.empty() || !std::all_of(url.host.begin(), url.host.end(), [](char c) {
-                return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.';
-            })) {
-            return std::nullopt;
-        }
-    } else {
-        const auto colon = authority.find(':');
-        url.host = std::string(authority.substr(0, colon));
-        if (colon != std::string_view::npos) port = authority.substr(colon + 1);
-        if (url.host.empty() || !std::all_of(url.host.begin(), url.host.end(), IsHostChar)) {
-            return std::nullopt;
-        }
-    }
-    if (port.empty()) {
-        url.port = url.tls ? "443" : "80";
-    } else {
-        if (port.size() > 5 || !std::all_of(port.begin(), port.end(), [](char c) {
-                return std::isdigit(static_cast<unsigned char>(c));
-            })) {
-            return std::nullopt;
-        }
-        const int n = std::stoi(std::string(port));
-        if (n < 1 || n > 65535) return std::nullopt;
-        url.port = std::to_string(n);
-    }
-    url.target = rest.empty() || rest.front() == '?' ? "/" + std::string(rest) : std::string(rest);
-    return url;
-}
-
-std::optional<Url> Resolve(const Url& base, std::string_view reference) {
-    if (reference.size() >= 2 && reference[0] == '/' && reference[1] != '/') {
-        for (const char c : reference) {
-            if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f || c == '#') {
-                return std::nullopt;
-            }
-        }
-        Url url = base;
-        url.target = std::string(reference);
-        return url;
-    }
-    return ParseUrl(reference);
-}
 
 struct OutboundHttp::Impl {
     mutable ssl::context tls{ssl::context::tls_client};
@@ -169,7 +75,8 @@ asio::awaitable<void> Fetch(ssl::context& tls, const Url& url, const Request& re
                             std::function<void(Parser&)> on_2xx) {
     const auto ex = co_await asio::this_coro::executor;
     asio::ip::tcp::resolver resolver(ex);
-    const auto endpoints = co_await resolver.async_resolve(url.host, url.port, asio::use_awaitable);
+    const auto endpoints =
+        co_await resolver.async_resolve(url.host, url.PortString(), asio::use_awaitable);
     if (url.tls) {
         beast::ssl_stream<beast::tcp_stream> stream(ex, tls);
         auto& tcp = beast::get_lowest_layer(stream);
@@ -231,9 +138,9 @@ Request MakeRequest(const std::string& method, const Url& url, const Headers& he
                     const std::string& body) {
     Request req;
     req.method_string(method);
-    req.target(url.target);
+    req.target(url.Target());
     req.version(11);
-    req.set(http::field::host, HostHeader(url));
+    req.set(http::field::host, url.HostHeader());
     req.set(http::field::user_agent, "genhost");
     req.set(http::field::accept, "application/json");
     for (const auto& [name, value] : headers) req.set(name, value);

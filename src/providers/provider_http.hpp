@@ -5,6 +5,8 @@
 // Blocking: each call runs its own io_context on the calling (worker) thread.
 #pragma once
 
+#include "genhost/net/url.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -18,24 +20,19 @@
 
 namespace genhost::providers::detail {
 
-// Url is an absolute http or https URL split for a request.
-struct Url {
-    bool tls = false;
-    std::string host;    // without brackets for IPv6 literals
-    std::string port;    // "80" / "443" when the URL has none
-    std::string target;  // path and query, at least "/"
-
-    // Base returns scheme://host:port without a path.
-    std::string Base() const;
-};
+// Url is an absolute http or https URL split for a request (genhost/net/url.hpp, the one URL
+// parser).
+using Url = net::HttpUrl;
 
 // ParseUrl reads an absolute http:// or https:// URL; nullopt when it is anything else
-// (another scheme, user info, a fragment, control characters or spaces, an empty host).
-std::optional<Url> ParseUrl(std::string_view url);
+// (another scheme, user info, a fragment, characters a URL cannot hold, an empty host).
+inline std::optional<Url> ParseUrl(std::string_view url) { return net::ParseHttpUrl(url).url; }
 
 // Resolve returns `reference` as a URL: absolute http(s) URLs as they are, paths beginning with
 // "/" against `base`'s scheme, host and port. nullopt for anything else.
-std::optional<Url> Resolve(const Url& base, std::string_view reference);
+inline std::optional<Url> Resolve(const Url& base, std::string_view reference) {
+    return net::Resolve(base, reference);
+}
 
 // TransportError is a failure to get an HTTP response at all: DNS, connect, TLS (including a
 // certificate that does not verify), a timeout, a malformed or oversized response.

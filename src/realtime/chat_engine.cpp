@@ -25,6 +25,7 @@
 
 #include "genhost/core/ids.hpp"
 #include "genhost/core/utf8.hpp"
+#include "genhost/net/url.hpp"
 #include "genhost/realtime/engine.hpp"
 
 namespace genhost::realtime {
@@ -112,19 +113,7 @@ std::string Start(std::string_view text, std::size_t limit = kErrorBodyShown) {
 
 // ---- The endpoint ------------------------------------------------------------------------------
 
-struct Url {
-    bool tls = false;
-    std::string host;  // without brackets for IPv6 literals
-    std::string port;
-    std::string target;
-
-    std::string HostHeader() const {
-        const std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
-        const bool default_port = (tls && port == "443") || (!tls && port == "80");
-        return default_port ? h : h + ":" + port;
-    }
-    std::string Origin() const { return std::string(tls ? "https://" : "http://") + HostHeader(); }
-};
+using Url = net::HttpUrl;
 
 bool StartsWithNoCase(std::string_view text, std::string_view prefix) {
     if (text.size() < prefix.size()) return false;
@@ -135,56 +124,12 @@ bool StartsWithNoCase(std::string_view text, std::string_view prefix) {
 }
 
 // CompletionsUrl is `{base}/chat/completions` for an absolute http(s) base URL (with or without a
-// trailing '/'); nullopt when the base is anything else.
+// trailing '/'); nullopt when the base is anything else (a query or a fragment too).
 std::optional<Url> CompletionsUrl(std::string_view base) {
-    for (const char c : base) {
-        if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f || c == '#' || c == '?') {
-            return std::nullopt;
-        }
-    }
-    Url url;
-    if (StartsWithNoCase(base, "https://")) {
-        url.tls = true;
-        base.remove_prefix(8);
-    } else if (StartsWithNoCase(base, "http://")) {
-        base.remove_prefix(7);
-    } else {
-        return std::nullopt;
-    }
-    const auto slash = base.find('/');
-    const std::string_view authority = base.substr(0, slash);
-    std::string path = slash == std::string_view::npos ? "" : std::string(base.substr(slash));
-    if (authority.empty() || authority.find('@') != std::string_view::npos) return std::nullopt;
-    std::string_view port;
-    if (authority.front() == '[') {
-        const auto close = authority.find(']');
-        if (close == std::string_view::npos || close == 1) return std::nullopt;
-        url.host = std::string(authority.substr(1, close - 1));
-        const auto after = authority.substr(close + 1);
-        if (!after.empty()) {
-            if (after.front() != ':') return std::nullopt;
-            port = after.substr(1);
-        }
-    } else {
-        const auto colon = authority.find(':');
-        url.host = std::string(authority.substr(0, colon));
-        if (colon != std::string_view::npos) port = authority.substr(colon + 1);
-        if (url.host.empty()) return std::nullopt;
-    }
-    if (port.empty()) {
-        url.port = url.tls ? "443" : "80";
-    } else {
-        if (port.size() > 5 || !std::all_of(port.begin(), port.end(), [](char c) {
-                return std::isdigit(static_cast<unsigned char>(c));
-            })) {
-            return std::nullopt;
-        }
-        const int n = std::stoi(std::string(port));
-        if (n < 1 || n > 65535) return std::nullopt;
-        url.port = std::to_string(n);
-    }
-    while (!path.empty() && path.back() == '/') path.pop_back();
-    url.target = path + "/chat/completions";
+    auto url = net::ParseHttpUrl(base).url;
+    if (!url || url->has_query) return std::nullopt;
+    while (!url->path.empty() && url->path.back() == '/') url->path.pop_back();
+    url->path += "/chat/completions";
     return url;
 }
 
@@ -627,7 +572,8 @@ asio::awaitable<void> Fetch(ssl::context* tls, const Url& url, const Request& re
                             Exchange& exchange, Clock::time_point deadline) {
     const auto ex = co_await asio::this_coro::executor;
     asio::ip::tcp::resolver resolver(ex);
-    const auto endpoints = co_await resolver.async_resolve(url.host, url.port, asio::use_awaitable);
+    const auto endpoints =
+        co_await resolver.async_resolve(url.host, url.PortString(), asio::use_awaitable);
     exchange.phase = Exchange::Phase::kConnecting;
     if (url.tls) {
         beast::ssl_stream<beast::tcp_stream> stream(ex, *tls);
@@ -759,7 +705,7 @@ class ChatCompletionsEngine final : public Engine {
 
         Request req;
         req.method(http::verb::post);
-        req.target(url->target);
+        req.target(url->Target());
         req.version(11);
         req.set(http::field::host, url->HostHeader());
         req.set(http::field::user_agent, "genhost");

@@ -24,10 +24,18 @@ constexpr const char* kClaimSql =
     " RETURNING j.kind, j.subject, j.revision, j.attempts";
 
 constexpr const char* kHeartbeat = "jobs_heartbeat";
-constexpr const char* kHeartbeatSql =
-    "UPDATE jobs SET lease_expires_at = clock_timestamp() + make_interval(secs => $2)"
-    " WHERE lease_owner = $1 AND status = 'RUNNING' AND kind = ANY($3::text[])"
-    " RETURNING kind, subject, revision, attempts";
+// Runs selects the rows of runs that $1 (the owner) still holds; the runs are three arrays, one
+// element per run, at parameters $first (kinds), $first+1 (subjects) and $first+2 (revisions).
+std::string Runs(int first) {
+    const auto p = [&](int i) { return "$" + std::to_string(first + i); };
+    return " FROM unnest(" + p(0) + "::text[], " + p(1) + "::text[], " + p(2) +
+           "::bigint[]) AS r(kind, subject, revision)"
+           " WHERE j.kind = r.kind AND j.subject = r.subject AND j.revision = r.revision"
+           " AND j.lease_owner = $1 AND j.status = 'RUNNING'";
+}
+const std::string kHeartbeatSql =
+    "UPDATE jobs j SET lease_expires_at = clock_timestamp() + make_interval(secs => $2)" + Runs(3) +
+    " RETURNING j.kind, j.subject, j.revision, j.attempts";
 
 // Each end of a run holds only while the run still holds the job: $1-$4 are kind, subject,
 // revision and owner.
@@ -60,12 +68,12 @@ const std::string kFailSql =
         " last_error = $5, updated_at = clock_timestamp()") +
     kHeld + " RETURNING 1";
 
-constexpr const char* kRelease = "jobs_release_owned";
-constexpr const char* kReleaseSql =
-    "UPDATE jobs SET status = 'PENDING', lease_owner = NULL, lease_expires_at = NULL,"
-    " attempts = greatest(attempts - 1, 0), run_after = clock_timestamp(),"
-    " updated_at = clock_timestamp() WHERE lease_owner = $1 AND status = 'RUNNING'"
-    " AND kind = ANY($2::text[])";
+constexpr const char* kRelease = "jobs_release";
+const std::string kReleaseSql =
+    "UPDATE jobs j SET status = 'PENDING', lease_owner = NULL, lease_expires_at = NULL,"
+    " attempts = greatest(j.attempts - 1, 0), run_after = clock_timestamp(),"
+    " updated_at = clock_timestamp()" +
+    Runs(2);
 
 constexpr const char* kGet = "jobs_get";
 constexpr const char* kGetSql =
@@ -73,6 +81,12 @@ constexpr const char* kGetSql =
     " coalesce(last_error, '') FROM jobs WHERE kind = $1 AND subject = $2";
 
 // ArrayLiteral writes `kinds` as a PostgreSQL text[] literal; kinds are plain identifiers.
+std::string Join(const std::vector<std::string>& parts) {
+    std::string out;
+    for (const auto& p : parts) out += (out.empty() ? "" : ",") + p;
+    return out;
+}
+
 std::string ArrayLiteral(const std::vector<std::string>& kinds) {
     std::string out = "{";
     for (const auto& k : kinds) {
@@ -85,6 +99,35 @@ std::string ArrayLiteral(const std::vector<std::string>& kinds) {
         out += k;
     }
     return out + "}";
+}
+
+// QuotedArray writes `values` as a PostgreSQL array literal, each element double-quoted.
+std::string QuotedArray(const std::vector<std::string>& values) {
+    std::string out = "{";
+    for (const auto& v : values) {
+        if (out.size() > 1) out += ',';
+        out += '"';
+        for (const char c : v) {
+            if (c == '"' || c == '\\') out += '\\';
+            out += c;
+        }
+        out += '"';
+    }
+    return out + "}";
+}
+
+// RunArrays writes `runs` as the three array literals of kRuns.
+struct RunArrays {
+    std::string kinds, subjects, revisions;
+};
+RunArrays ToArrays(const std::vector<JobClaim>& runs) {
+    std::vector<std::string> kinds, subjects, revisions;
+    for (const auto& r : runs) {
+        kinds.push_back(r.kind);
+        subjects.push_back(r.subject);
+        revisions.push_back(std::to_string(r.revision));
+    }
+    return {ArrayLiteral(kinds), QuotedArray(subjects), "{" + Join(revisions) + "}"};
 }
 
 JobClaim ReadClaim(const pqxx::row& row) {
@@ -129,14 +172,15 @@ std::optional<JobClaim> JobRepo::ClaimSync(const std::string& owner,
 }
 
 std::vector<JobClaim> JobRepo::HeartbeatSync(const std::string& owner,
-                                             const std::vector<std::string>& kinds,
+                                             const std::vector<JobClaim>& runs,
                                              double lease_seconds) {
     std::vector<JobClaim> held;
-    if (kinds.empty()) return held;
-    const std::string literal = ArrayLiteral(kinds);
+    if (runs.empty()) return held;
+    const RunArrays a = ToArrays(runs);
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        for (const auto& row : n.exec_prepared(kHeartbeat, owner, lease_seconds, literal)) {
+        for (const auto& row :
+             n.exec_prepared(kHeartbeat, owner, lease_seconds, a.kinds, a.subjects, a.revisions)) {
             held.push_back(ReadClaim(row));
         }
     });
@@ -186,13 +230,14 @@ bool JobRepo::FailSync(const JobClaim& claim, const std::string& owner, const st
     return done;
 }
 
-int JobRepo::ReleaseOwnedSync(const std::string& owner, const std::vector<std::string>& kinds) {
+int JobRepo::ReleaseSync(const std::string& owner, const std::vector<JobClaim>& runs) {
     int released = 0;
-    if (kinds.empty()) return released;
-    const std::string literal = ArrayLiteral(kinds);
+    if (runs.empty()) return released;
+    const RunArrays a = ToArrays(runs);
     db_.RunSync([&](pqxx::connection_base& c) {
         pqxx::nontransaction n(c);
-        released = static_cast<int>(n.exec_prepared(kRelease, owner, literal).affected_rows());
+        released = static_cast<int>(
+            n.exec_prepared(kRelease, owner, a.kinds, a.subjects, a.revisions).affected_rows());
     });
     return released;
 }

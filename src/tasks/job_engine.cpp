@@ -42,6 +42,14 @@ void JobEngine::Start() {
     threads_.emplace_back([this] { RunnerMain(); });
 }
 
+void JobEngine::StopClaiming() {
+    {
+        std::lock_guard lock(mu_);
+        stop_claiming_ = true;
+    }
+    wake_.notify_all();
+}
+
 void JobEngine::Claimed() {
     std::lock_guard lock(mu_);
     ++busy_;
@@ -103,6 +111,10 @@ bool JobEngine::RunOne() {
         return true;
     }
     const std::string key = Key(claim->kind, claim->subject);
+    {
+        std::lock_guard lock(mu_);
+        claims_[key] = *claim;
+    }
     const auto running = runs_.Begin(key);
     JobResult result;
     bool lost_database = false;
@@ -152,6 +164,14 @@ bool JobEngine::RunOne() {
         }
     }
     runs_.End(key, running);
+    {
+        std::lock_guard lock(mu_);
+        if (const auto it = claims_.find(key); it != claims_.end() &&
+                                               it->second.revision == claim->revision &&
+                                               it->second.attempt == claim->attempt) {
+            claims_.erase(it);
+        }
+    }
     return true;
 }
 
@@ -191,10 +211,19 @@ void JobEngine::RunnerMain() {
 void JobEngine::Heartbeat() {
     try {
         runs_.Heartbeat(
-            [&] {
+            [&](const std::vector<std::string>& keys) {
+                std::vector<store::JobClaim> runs;
+                {
+                    std::lock_guard lock(mu_);
+                    for (const auto& key : keys) {
+                        if (const auto it = claims_.find(key); it != claims_.end()) {
+                            runs.push_back(it->second);
+                        }
+                    }
+                }
                 std::vector<std::string> held;
                 for (const auto& c :
-                     repo_.HeartbeatSync(options_.owner, kind_names_, options_.lease_seconds)) {
+                     repo_.HeartbeatSync(options_.owner, runs, options_.lease_seconds)) {
                     held.push_back(Key(c.kind, c.subject));
                 }
                 return held;
@@ -211,6 +240,7 @@ void JobEngine::Heartbeat() {
 }
 
 void JobEngine::HeartbeatMain() {
+    if (!options_.own_heartbeat) return;
     const auto interval =
         std::chrono::milliseconds(static_cast<long>(options_.lease_seconds * 1000 / 3));
     for (;;) {
@@ -226,13 +256,16 @@ void JobEngine::Stop(std::chrono::milliseconds grace) { Stop(core::Deadline(grac
 
 void JobEngine::Stop(const core::Deadline& deadline) {
     if (threads_.empty()) return;
-    {
-        std::lock_guard lock(mu_);
-        stop_claiming_ = true;
-    }
-    wake_.notify_all();
+    StopClaiming();
     while (runs_.Count() > 0 && !deadline.Passed()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    // The runs stopped here: only these go back to the queue (a run that ends meanwhile records
+    // its own end, and then the release, a compare-and-set on its revision, skips it).
+    std::vector<store::JobClaim> stopped;
+    {
+        std::lock_guard lock(mu_);
+        for (const auto& [key, claim] : claims_) stopped.push_back(claim);
     }
     runs_.LoseAll();
     {
@@ -245,7 +278,7 @@ void JobEngine::Stop(const core::Deadline& deadline) {
     }
     threads_.clear();
     try {
-        const int released = repo_.ReleaseOwnedSync(options_.owner, kind_names_);
+        const int released = repo_.ReleaseSync(options_.owner, stopped);
         if (released > 0) spdlog::info("released {} job(s) back to the queue", released);
     } catch (const std::exception& e) {
         spdlog::warn("could not release jobs (their leases expire by themselves): {}", e.what());

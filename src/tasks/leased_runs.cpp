@@ -33,8 +33,9 @@ void LeasedRuns::LoseAll() {
     for (auto& [key, run] : runs_) run->lost = true;
 }
 
-void LeasedRuns::Heartbeat(const std::function<std::vector<std::string>()>& renew,
-                           const std::function<void(const std::string& key)>& on_lost) {
+void LeasedRuns::Heartbeat(
+    const std::function<std::vector<std::string>(const std::vector<std::string>& keys)>& renew,
+    const std::function<void(const std::string& key)>& on_lost) {
     // Taken before the statement is sent: only these runs are judged by its answer.
     std::vector<std::pair<std::string, std::shared_ptr<Run>>> judged;
     {
@@ -42,7 +43,9 @@ void LeasedRuns::Heartbeat(const std::function<std::vector<std::string>()>& rene
         judged.assign(runs_.begin(), runs_.end());
     }
     if (judged.empty()) return;
-    std::vector<std::string> held = renew();
+    std::vector<std::string> keys;
+    for (const auto& [key, run] : judged) keys.push_back(key);
+    std::vector<std::string> held = renew(keys);
     std::sort(held.begin(), held.end());
     for (const auto& [key, run] : judged) {
         if (run->finishing || std::binary_search(held.begin(), held.end(), key)) continue;

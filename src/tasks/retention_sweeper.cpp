@@ -6,20 +6,7 @@ namespace genhost::tasks {
 
 RetentionSweeper::RetentionSweeper(RetentionOptions options, store::TaskRepo& repo,
                                    outputs::OutputStore& outputs)
-    : options_(options),
-      repo_(repo),
-      outputs_(outputs),
-      periodic_("task retention sweep", options.interval, [this] {
-          if (const int n = SweepOnce(); n > 0) {
-              spdlog::info("deleted {} task(s) past their retention, with their outputs", n);
-          }
-      }) {}
-
-void RetentionSweeper::Start() {
-    if (options_.retention.count() > 0) periodic_.Start();
-}
-
-void RetentionSweeper::Stop() { periodic_.Stop(); }
+    : options_(options), repo_(repo), outputs_(outputs) {}
 
 int RetentionSweeper::SweepOnce() {
     if (options_.retention.count() <= 0) return 0;
@@ -39,6 +26,9 @@ int RetentionSweeper::SweepOnce() {
         }
         deleted += repo_.DeleteRetiredSync(gone, seconds);
         if (static_cast<int>(ids.size()) < options_.batch || gone.empty()) break;
+    }
+    if (deleted > 0) {
+        spdlog::info("deleted {} task(s) past their retention, with their outputs", deleted);
     }
     return deleted;
 }

@@ -8,16 +8,7 @@ namespace genhost::tasks {
 
 UploadSweeper::UploadSweeper(UploadSweeperOptions options, store::UploadRepo& repo,
                              const outputs::UploadFolder& folder)
-    : options_(options),
-      repo_(repo),
-      folder_(folder),
-      periodic_("upload sweep", options.interval, [this] { Run(); }) {}
-
-UploadSweeper::~UploadSweeper() { Stop(); }
-
-void UploadSweeper::Start() { periodic_.Start(); }
-
-void UploadSweeper::Stop() { periodic_.Stop(); }
+    : options_(options), repo_(repo), folder_(folder) {}
 
 int UploadSweeper::SweepOnce() {
     int deleted = 0;

@@ -348,12 +348,14 @@ void WorkerPool::RunTask(const store::ClaimedTask& task) {
 
 void WorkerPool::Heartbeat() {
     try {
-        runs_.Heartbeat([&] { return repo_.HeartbeatSync(options_.owner, options_.lease_seconds); },
-                        [](const std::string& id) {
-                            // Cancelled through the API, or re-queued after this node stalled.
-                            spdlog::info(
-                                "task {}: its lease is no longer held here; stopping its run", id);
-                        });
+        runs_.Heartbeat(
+            [&](const std::vector<std::string>&) {
+                return repo_.HeartbeatSync(options_.owner, options_.lease_seconds);
+            },
+            [](const std::string& id) {
+                // Cancelled through the API, or re-queued after this node stalled.
+                spdlog::info("task {}: its lease is no longer held here; stopping its run", id);
+            });
     } catch (const std::exception& e) {
         spdlog::warn("lease heartbeat failed: {}", e.what());
     }

@@ -10,6 +10,7 @@
 
 #include "genhost/core/clock.hpp"
 #include "genhost/core/ids.hpp"
+#include "genhost/media/image.hpp"
 #include "genhost/realtime/room_token.hpp"
 
 #include <gmock/gmock.h>
@@ -586,20 +587,18 @@ TEST_F(RealtimeTimeouts, AReadySessionNobodyJoinsFails) {
     EXPECT_TRUE(conversation["startedAt"].is_null());
 }
 
-TEST_F(RealtimeTimeouts, ASessionWhoseNodeDiesFails) {
-    // A second node on the same database takes the session; it is killed; this node ends it.
-    ServerProcess doomed(db_->dsn(), {{"GENHOST_REALTIME_READY_SECONDS", "600"},
-                                      {"GENHOST_REALTIME_LEASE_SECONDS", "2"}});
-    doomed.Start();
-    HttpClient other("127.0.0.1", doomed.port());
-    // This node has no place left while the doomed one takes the session.
-    pqxx::connection c(db_->dsn());
+// SessionOn creates sessions through `node` until one is held by that node (not by the suite's
+// node, whose sessions end after 1 s unjoined): answers its id and the node's lease owner name,
+// or empty strings.
+std::pair<std::string, std::string> SessionOn(HttpClient& node, const std::string& dsn) {
+    pqxx::connection c(dsn);
     std::string id;
     std::string owner;
     for (int attempt = 0; attempt < 20 && owner.empty(); ++attempt) {
         const auto r =
-            other.Send("POST", "/v1/realtime_sessions", AuthHeaders(), PresetSession().dump());
-        ASSERT_EQ(r.status, 200) << r.body;
+            node.Send("POST", "/v1/realtime_sessions", AuthHeaders(), PresetSession().dump());
+        EXPECT_EQ(r.status, 200) << r.body;
+        if (r.status != 200) break;
         const std::string candidate = r.Json()["id"];
         for (int i = 0; i < 100; ++i) {
             pqxx::nontransaction n(c);
@@ -623,19 +622,139 @@ TEST_F(RealtimeTimeouts, ASessionWhoseNodeDiesFails) {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
     }
-    ASSERT_FALSE(id.empty()) << "the doomed node never took a session";
-    doomed.Signal(SIGKILL);
-    doomed.WaitExit(std::chrono::seconds(10));
+    return {id, owner};
+}
+
+// UntilFailed polls session `id` through `node` until it is FAILED or `limit` passes; answers
+// its last body.
+nlohmann::json UntilFailed(HttpClient& node, const std::string& id,
+                           std::chrono::milliseconds limit) {
     nlohmann::json last;
-    for (int i = 0; i < 300; ++i) {
-        last = client_.Send("GET", "/v1/realtime_sessions/" + id, AuthHeaders()).Json();
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < end) {
+        last = node.Send("GET", "/v1/realtime_sessions/" + id, AuthHeaders()).Json();
         if (last["status"] == "FAILED") break;
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
+    return last;
+}
+
+TEST_F(RealtimeTimeouts, ASessionWhoseNodeDiesFails) {
+    // A second node on the same database takes the session; it is killed; this node ends it.
+    ServerProcess doomed(db_->dsn(), {{"GENHOST_REALTIME_READY_SECONDS", "600"},
+                                      {"GENHOST_REALTIME_LEASE_SECONDS", "2"}});
+    doomed.Start();
+    HttpClient other("127.0.0.1", doomed.port());
+    const auto [id, owner] = SessionOn(other, db_->dsn());
+    ASSERT_FALSE(id.empty()) << "the doomed node never took a session";
+    doomed.Signal(SIGKILL);
+    doomed.WaitExit(std::chrono::seconds(10));
+    const nlohmann::json last = UntilFailed(client_, id, std::chrono::seconds(15));
     EXPECT_EQ(last["status"], "FAILED") << last;
     EXPECT_EQ(last["failureCode"], "INTERNAL.NODE_LOST");
     EXPECT_EQ(client_.Send("GET", "/v1/avatar_conversations/" + id, AuthHeaders()).Json()["status"],
               "failed");
+}
+
+// Issue 32, node death across lanes. The doomed node runs a realtime session (lease 2 s) while
+// its `jobs` lane (lease 30 s, renewed every 10 s) has an avatar's run in flight and renews it.
+// The run is held in flight deterministically: a trigger makes the avatar's end wait for an
+// advisory lock this test holds. The node is killed right after its jobs lane renewed the
+// avatar's lease; the session's lease must not have been stretched to the avatar's, and this node
+// ends the session INTERNAL.NODE_LOST within the session's own lease plus one claim interval.
+TEST_F(RealtimeTimeouts, ASessionWhoseNodeDiesWithAnAvatarRunInFlightFailsWithinItsOwnLease) {
+    constexpr int kHold = 3232;
+    pqxx::connection holder(db_->dsn());
+    pqxx::nontransaction hold(holder);
+    hold.exec(
+        "CREATE FUNCTION test_hold_avatar_end() RETURNS trigger LANGUAGE plpgsql AS"
+        " $$ BEGIN PERFORM pg_advisory_xact_lock(" +
+        std::to_string(kHold) + "); RETURN NEW; END $$");
+    hold.exec(
+        "CREATE TRIGGER test_hold_avatar_end BEFORE UPDATE ON avatars FOR EACH ROW"
+        " WHEN (NEW.status <> 'PROCESSING') EXECUTE FUNCTION test_hold_avatar_end()");
+    hold.exec("SELECT pg_advisory_lock(" + std::to_string(kHold) + ")");
+    struct Release {
+        pqxx::nontransaction& n;
+        ~Release() {
+            n.exec("SELECT pg_advisory_unlock_all()");
+            n.exec("DROP TRIGGER test_hold_avatar_end ON avatars");
+            n.exec("DROP FUNCTION test_hold_avatar_end()");
+        }
+    } release{hold};
+
+    ServerProcess doomed(db_->dsn(), {{"GENHOST_REALTIME_READY_SECONDS", "600"},
+                                      {"GENHOST_REALTIME_LEASE_SECONDS", "2"},
+                                      {"GENHOST_JOB_LEASE_SECONDS", "30"}});
+    doomed.Start();
+    HttpClient other("127.0.0.1", doomed.port());
+    const auto [session, owner] = SessionOn(other, db_->dsn());
+    ASSERT_FALSE(session.empty()) << "the doomed node never took a session";
+
+    // An avatar whose run the doomed node holds (this node may claim one first: its run waits
+    // for the lock too, and then another avatar is made).
+    media::RgbImage picture(64, 64);
+    const std::string png = media::EncodePicture(picture, media::ImageFormat::kPng);
+    const nlohmann::json avatar = {
+        {"name", "Held"},
+        {"referenceImage", DataUri("image/png", png)},
+        {"personality", "Patient."},
+        {"voice", {{"type", "service-live-preset"}, {"presetId", "clara"}}}};
+    pqxx::connection c(db_->dsn());
+    const auto job_lease = [&](const std::string& kind, const std::string& subject) {
+        pqxx::nontransaction n(c);
+        const auto r = n.exec(
+            "SELECT coalesce(lease_owner, ''), extract(epoch FROM lease_expires_at -"
+            " clock_timestamp()) FROM jobs WHERE status = 'RUNNING' AND kind = " +
+            n.quote(kind) + " AND subject = " + n.quote(subject));
+        return r.empty() ? std::make_pair(std::string(), 0.0)
+                         : std::make_pair(r[0][0].as<std::string>(), r[0][1].as<double>());
+    };
+    std::string held;
+    for (int attempt = 0; attempt < 10 && held.empty(); ++attempt) {
+        const auto r = other.Send("POST", "/v1/avatars", AuthHeaders(), avatar.dump());
+        ASSERT_EQ(r.status, 200) << r.body;
+        const std::string id = r.Json()["id"];
+        for (int i = 0; i < 200; ++i) {
+            const auto [by, left] = job_lease("avatar", id);
+            if (!by.empty()) {
+                if (by == owner) held = id;
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        }
+    }
+    ASSERT_FALSE(held.empty()) << "the doomed node never ran an avatar";
+
+    // Wait for the doomed jobs lane's heartbeat (10 s after the claim): the avatar's lease goes
+    // back up to about 30 s.
+    double avatar_left = job_lease("avatar", held).second;
+    for (int i = 0; i < 300; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const double now_left = job_lease("avatar", held).second;
+        if (now_left > avatar_left + 1) {
+            avatar_left = now_left;
+            break;
+        }
+        avatar_left = now_left;
+    }
+    ASSERT_GT(avatar_left, 25.0) << "the jobs lane never renewed the avatar's lease";
+    // Right after that renewal, the session's lease is still its own 2 s.
+    const auto [session_owner, session_left] = job_lease("realtime_session", session);
+    EXPECT_EQ(session_owner, owner);
+    EXPECT_LE(session_left, 2.05);
+
+    doomed.Signal(SIGKILL);
+    const auto killed = std::chrono::steady_clock::now();
+    doomed.WaitExit(std::chrono::seconds(10));
+    const nlohmann::json last = UntilFailed(client_, session, std::chrono::seconds(30));
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+    EXPECT_EQ(last["status"], "FAILED") << last;
+    EXPECT_EQ(last["failureCode"], "INTERNAL.NODE_LOST");
+    // Its own lease (2 s) plus one claim interval (2 s), with room for a loaded machine; the
+    // avatar's lease would have been about 30 s.
+    EXPECT_LT(took, 10.0);
 }
 
 }  // namespace

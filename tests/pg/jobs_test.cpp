@@ -11,6 +11,7 @@
 #include "genhost/store/jobs_repo.hpp"
 #include "genhost/store/migrations.hpp"
 #include "genhost/tasks/job_engine.hpp"
+#include "genhost/tasks/runtime.hpp"
 
 #include <gtest/gtest.h>
 #include <pqxx/pqxx>
@@ -39,6 +40,18 @@ class Jobs : public ::testing::Test {
         jobs_ = std::make_unique<store::JobRepo>(*pool_);
     }
 
+    // LeaseLeft answers the seconds left of the lease on the job (kind, subject).
+    double LeaseLeft(const std::string& kind, const std::string& subject) {
+        pqxx::connection c(db_->dsn());
+        pqxx::nontransaction n(c);
+        return n
+            .exec1(
+                "SELECT extract(epoch FROM lease_expires_at - clock_timestamp()) FROM jobs"
+                " WHERE kind = " +
+                n.quote(kind) + " AND subject = " + n.quote(subject))[0]
+            .as<double>();
+    }
+
     std::unique_ptr<TestDatabase> db_;
     std::unique_ptr<store::Database> pool_;
     std::unique_ptr<store::JobRepo> jobs_;
@@ -60,8 +73,8 @@ TEST_F(Jobs, OneRunnerAtATimeUntilItsLeaseExpires) {
     ASSERT_TRUE(second.has_value());
     EXPECT_EQ(second->attempt, 2);
     EXPECT_FALSE(jobs_->CompleteSync(*first, "node-a"));
-    EXPECT_TRUE(jobs_->HeartbeatSync("node-a", {"avatar"}, 60).empty());
-    EXPECT_EQ(jobs_->HeartbeatSync("node-b", {"avatar"}, 60).size(), 1u);
+    EXPECT_TRUE(jobs_->HeartbeatSync("node-a", {*first}, 60).empty());
+    EXPECT_EQ(jobs_->HeartbeatSync("node-b", {*second}, 60).size(), 1u);
     EXPECT_TRUE(jobs_->CompleteSync(*second, "node-b"));
     EXPECT_FALSE(jobs_->GetSync("avatar", "a1").has_value());  // done: the row is gone
     EXPECT_TRUE(jobs_->GetSync("voice", "v1").has_value());
@@ -98,8 +111,10 @@ TEST_F(Jobs, RetriesWaitTheirDelayAndFailuresStay) {
     EXPECT_FALSE(jobs_->ClaimSync("node-a", {"avatar"}, 60).has_value());
     // Released on shutdown: back in the queue, the run not counted.
     jobs_->EnqueueSync("avatar", "a2", 1);
-    ASSERT_TRUE(jobs_->ClaimSync("node-a", {"avatar"}, 60).has_value());
-    EXPECT_EQ(jobs_->ReleaseOwnedSync("node-a", {"avatar"}), 1);
+    const auto a2 = jobs_->ClaimSync("node-a", {"avatar"}, 60);
+    ASSERT_TRUE(a2.has_value());
+    EXPECT_EQ(jobs_->ReleaseSync("node-b", {*a2}), 0);  // not node-b's
+    EXPECT_EQ(jobs_->ReleaseSync("node-a", {*a2}), 1);
     const auto again = jobs_->ClaimSync("node-b", {"avatar"}, 60);
     ASSERT_TRUE(again.has_value());
     EXPECT_EQ(again->attempt, 1);
@@ -214,15 +229,6 @@ TEST_F(Jobs, EnginesSharingAnOwnerRenewAndReleaseOnlyTheirOwnKinds) {
     // was given.
     jobs_->EnqueueSync("realtime_session", "s1", 1);
     ASSERT_TRUE(jobs_->ClaimSync("node-a", {"realtime_session"}, 0.6).has_value());
-    const auto lease_left = [&] {
-        pqxx::connection c(db_->dsn());
-        pqxx::nontransaction n(c);
-        return n
-            .exec1(
-                "SELECT extract(epoch FROM lease_expires_at - clock_timestamp())"
-                " FROM jobs WHERE kind = 'realtime_session' AND subject = 's1'")[0]
-            .as<double>();
-    };
     // The avatar engine of the same node, with a longer lease (3 s here, 120 s in production)
     // and a run in flight while it heartbeats (every second).
     std::atomic<bool> started{false};
@@ -243,7 +249,7 @@ TEST_F(Jobs, EnginesSharingAnOwnerRenewAndReleaseOnlyTheirOwnKinds) {
     ASSERT_TRUE(WaitFor([&] { return started.load(); }, 10s, 10ms));
     std::this_thread::sleep_for(1400ms);  // past the avatar engine's first heartbeat
     // The session's lease was not stretched to the avatar engine's 3 s: it has run out.
-    EXPECT_LT(lease_left(), 0.0);
+    EXPECT_LT(LeaseLeft("realtime_session", "s1"), 0.0);
     EXPECT_EQ(avatars.counts().lost, 0u);
 
     // The avatar engine stops: only its own jobs are released, the session's stays held.
@@ -257,6 +263,105 @@ TEST_F(Jobs, EnginesSharingAnOwnerRenewAndReleaseOnlyTheirOwnKinds) {
     const auto taken = jobs_->ClaimSync("node-b", {"realtime_session"}, 15);
     ASSERT_TRUE(taken.has_value());
     EXPECT_EQ(taken->attempt, 2);
+}
+
+// Issue 32: a lane renews and releases its runs by kind, subject and revision, never by owner
+// and kind: a job of the lane's own kind that the same owner holds but the lane does not run
+// (here claimed by hand) is neither renewed nor released by it.
+TEST_F(Jobs, ALaneRenewsAndReleasesOnlyTheRunsItHas) {
+    jobs_->EnqueueSync("avatar", "other", 1);
+    const auto other = jobs_->ClaimSync("node-a", {"avatar"}, 0.6);
+    ASSERT_TRUE(other.has_value());
+    std::atomic<bool> started{false};
+    tasks::JobKind kind;
+    kind.run = [&](const store::JobClaim& job, const std::atomic<bool>& lost) {
+        started = true;
+        while (!lost) std::this_thread::sleep_for(10ms);  // until Stop tells it
+        return tasks::JobResult::Done();
+    };
+    tasks::JobEngineOptions options;
+    options.owner = "node-a";
+    options.lease_seconds = 0.9;  // heartbeats every 0.3 s
+    options.poll = 50ms;
+    tasks::JobEngine engine(options, *jobs_, {{"avatar", kind}});
+    jobs_->EnqueueSync("avatar", "mine", 1);
+    engine.Start();
+    ASSERT_TRUE(WaitFor([&] { return started.load(); }, 10s, 10ms));
+    std::this_thread::sleep_for(1000ms);           // three heartbeats, past the other job's lease
+    EXPECT_LT(LeaseLeft("avatar", "other"), 0.0);  // not renewed: not this lane's run
+    EXPECT_GT(LeaseLeft("avatar", "mine"), 0.0);   // renewed
+    engine.Stop(0ms);
+    const auto mine = jobs_->GetSync("avatar", "mine");
+    ASSERT_TRUE(mine.has_value());
+    EXPECT_EQ(mine->status, "PENDING");  // released, the run not counted
+    EXPECT_EQ(mine->attempts, 0);
+    const auto still = jobs_->GetSync("avatar", "other");
+    ASSERT_TRUE(still.has_value());
+    EXPECT_EQ(still->status, "RUNNING");  // not released: the lane did not run it
+    EXPECT_EQ(still->lease_owner, "node-a");
+}
+
+// Issue 32: one runtime, one heartbeat thread, each lane renewed at a third of its own lease.
+// A realtime-like lane (lease 0.6 s) and an avatar-like lane (lease 3 s) of one owner, each with
+// a run in flight: the short lease stays short and alive, the long one long. On Stop the
+// draining lane's run finishes within the deadline and the stop-at-once lane's run is released.
+TEST_F(Jobs, TheRuntimeRenewsEachLaneAtItsOwnLeaseAndStopsThemAsOne) {
+    std::atomic<int> started{0};
+    std::atomic<bool> finish{false};
+    tasks::JobKind session;
+    session.run = [&](const store::JobClaim&, const std::atomic<bool>& lost) {
+        ++started;
+        while (!lost) std::this_thread::sleep_for(10ms);  // a session lives until its node stops
+        return tasks::JobResult::Done();
+    };
+    tasks::JobKind avatar;
+    avatar.run = [&](const store::JobClaim&, const std::atomic<bool>&) {
+        ++started;
+        while (!finish) std::this_thread::sleep_for(10ms);
+        return tasks::JobResult::Done();
+    };
+    tasks::Runtime runtime(*jobs_, "node-a");
+    tasks::LaneOptions sessions;
+    sessions.name = "realtime";
+    sessions.lease_seconds = 0.6;
+    sessions.poll = 50ms;
+    sessions.stop_at_once = true;
+    runtime.AddLane(sessions);
+    tasks::LaneOptions media;
+    media.name = "jobs";
+    media.lease_seconds = 3;
+    media.poll = 50ms;
+    runtime.AddLane(media);
+    runtime.AddKind("realtime", "realtime_session", session);
+    runtime.AddKind("jobs", "avatar", avatar);
+    EXPECT_THROW(runtime.AddKind("jobs", "realtime_session", avatar), std::logic_error);
+    EXPECT_THROW(runtime.AddLane(media), std::logic_error);
+    ASSERT_EQ(runtime.Lanes().size(), 2u);
+    jobs_->EnqueueSync("realtime_session", "s1", 1);
+    jobs_->EnqueueSync("avatar", "a1", 1);
+    runtime.Start();
+    ASSERT_TRUE(WaitFor([&] { return started.load() == 2; }, 10s, 10ms));
+    // Past several of the session lane's heartbeats (every 0.2 s) and one of the media lane's
+    // (every 1 s): each lease is renewed to its own length.
+    for (int i = 0; i < 6; ++i) {
+        std::this_thread::sleep_for(250ms);
+        const double s = LeaseLeft("realtime_session", "s1");
+        EXPECT_GT(s, 0.0);
+        EXPECT_LE(s, 0.6);
+    }
+    EXPECT_GT(LeaseLeft("avatar", "a1"), 0.6);
+    EXPECT_EQ(runtime.LaneCounts("realtime").lost, 0u);
+    std::thread finisher([&] {
+        std::this_thread::sleep_for(300ms);
+        finish = true;
+    });
+    runtime.Stop(core::Deadline(10s));
+    finisher.join();
+    EXPECT_FALSE(jobs_->GetSync("avatar", "a1").has_value());  // finished within the drain
+    const auto s1 = jobs_->GetSync("realtime_session", "s1");
+    ASSERT_TRUE(s1.has_value());
+    EXPECT_EQ(s1->status, "PENDING");  // stopped at once and released, the run not counted
+    EXPECT_EQ(s1->attempts, 0);
 }
 
 // Issue 32: steps are woken by NOTIFY, not polls. genhost_wake_job (migration 0016) makes a

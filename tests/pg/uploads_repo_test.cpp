@@ -11,6 +11,7 @@
 #include "genhost/store/migrations.hpp"
 #include "genhost/store/orgs.hpp"
 #include "genhost/store/uploads_repo.hpp"
+#include "genhost/tasks/runtime.hpp"
 #include "genhost/tasks/upload_sweeper.hpp"
 
 #include <gtest/gtest.h>
@@ -252,19 +253,29 @@ TEST_F(Uploads, SweeperDeletesExpiredUploadsWithTheirFilesAndOrphans) {
     EXPECT_TRUE(fs::exists(folder.PathOf(live)));          // old, but its row exists
 }
 
-TEST_F(Uploads, SweeperThreadSweepsAtStart) {
+// The sweep runs on the runtime's schedule thread: at Start, then every interval.
+TEST_F(Uploads, TheRuntimeRunsTheSweepAtStartAndThenEveryInterval) {
     outputs::UploadFolder folder(dir_ / "uploads");
     const auto expired = Create(std::chrono::seconds(-1));
     std::ofstream(folder.PathOf(expired)) << "bytes";
     tasks::UploadSweeperOptions options;
     options.interval = std::chrono::milliseconds(50);
     tasks::UploadSweeper sweeper(options, *repo_, folder);
-    sweeper.Start();
+    store::JobRepo jobs(*pool_);
+    tasks::Runtime runtime(jobs, "node-a");
+    std::atomic<int> runs{0};
+    runtime.Every("upload sweep", options.interval, [&] {
+        sweeper.Run();
+        ++runs;
+    });
+    runtime.Start();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (fs::exists(folder.PathOf(expired)) && std::chrono::steady_clock::now() < deadline) {
+    while ((fs::exists(folder.PathOf(expired)) || runs < 3) &&
+           std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    sweeper.Stop();
+    runtime.Stop(core::Deadline(std::chrono::seconds(1)));
+    EXPECT_GE(runs.load(), 3);
     EXPECT_FALSE(fs::exists(folder.PathOf(expired)));
     EXPECT_FALSE(repo_->GetSync(expired));
 }

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "genhost/api/app.hpp"
+#include "genhost/api/routes.hpp"
 #include "genhost/auth/auth.hpp"
 #include "genhost/http/metrics.hpp"
 #include "genhost/http/router.hpp"
@@ -51,13 +52,14 @@ struct Parts {
 TEST(Dependencies, EveryUnsetDependencyIsNamed) {
     Parts p;
     const auto missing = MissingDependencies(p.app);
-    for (const char* name :
-         {"catalog",        "inputs",         "input_files",           "uploads.repo",
-          "uploads.signer", "uploads.folder", "avatars.repo",          "avatars.kick",
-          "documents.repo", "documents.kick", "voices.repo",           "voices.kick",
-          "routers.repo",   "routers.engine", "routers.snapshot",      "routers.log",
-          "credits.repo",   "realtime.repo",  "realtime.token_secret", "realtime.kick",
-          "realtime.live",  "workflows.repo", "workflows.kick"}) {
+    for (const char* name : {"catalog",        "inputs",         "input_files",
+                             "uploads.repo",   "uploads.signer", "uploads.folder",
+                             "avatars.repo",   "avatars.kick",   "documents.repo",
+                             "documents.kick", "voices.repo",    "voices.kick",
+                             "routers.repo",   "routers.engine", "routers.snapshot",
+                             "routers.log",    "realtime.repo",  "realtime.token_secret",
+                             "realtime.kick",  "realtime.live",  "workflows.repo",
+                             "workflows.kick"}) {
         EXPECT_THAT(missing, Contains(name));
     }
     EXPECT_THAT(missing, Not(Contains("schemas")));
@@ -75,7 +77,7 @@ TEST(Dependencies, RegisterRoutesRefusesAnIncompleteApp) {
     Parts p;
     http::Router router;
     try {
-        RegisterRoutes(router, p.app);
+        RegisterRoutes(router, p.app, {});
         ADD_FAILURE() << "registered without its dependencies";
     } catch (const std::runtime_error& e) {
         EXPECT_THAT(e.what(), HasSubstr("the routes' dependencies are not all set: catalog, "

@@ -1,7 +1,8 @@
 // genhost/api/app.hpp
 //
-// Provides App: everything the HTTP handlers need, and RegisterRoutes, which writes genhost's
-// route table. Each resource's handlers live in their own file (src/api/<resource>.cpp).
+// Provides App: everything the HTTP handlers need (api/routes.hpp binds them). Each resource's
+// handlers live in their own file (src/api/<resource>.cpp); each feature fills its part of App
+// (genhost/features/).
 //
 // Every /v1 route except the public ones authenticates the caller (401), then checks the
 // `X-Service-Version` header (400), then runs its handler. Expected failures come back as
@@ -18,7 +19,6 @@
 #include "genhost/outputs/upload_policy.hpp"
 #include "genhost/routing/engine.hpp"
 #include "genhost/store/avatars_repo.hpp"
-#include "genhost/store/credits_repo.hpp"
 #include "genhost/store/database.hpp"
 #include "genhost/store/documents_repo.hpp"
 #include "genhost/store/orgs.hpp"
@@ -138,12 +138,6 @@ struct App {
 
     // RealtimeConfig is what the realtime routes need (src/api/realtime_sessions.cpp,
     // conversations.cpp, docs/realtime.md).
-    struct CreditsConfig {
-        store::CreditRepo* repo = nullptr;
-    };
-    // The organization endpoints (/v1/organization, /v1/organization/usage) need `repo`.
-    CreditsConfig credits;
-
     struct RealtimeConfig {
         store::RealtimeRepo* repo = nullptr;
         // The media plane's token issuer and secret (shared by every node: the `settings`
@@ -176,13 +170,6 @@ struct App {
 // (a null repository, an empty kick or secret), as "avatars.repo", ...; empty when complete.
 // Optional: routers.cache, metrics_router and extra_gauges.
 std::vector<std::string> MissingDependencies(const App& app);
-
-// RegisterRoutes adds every operation of the operation table (genhost/api/operations.hpp) to
-// `router`, bound to its handler by operationId. Throws std::runtime_error when a dependency is
-// missing (MissingDependencies), an operation has no handler, a handler no operation, or a
-// handler does not fit its operation's auth: the server then refuses to start, instead of failing
-// on the first request that needs it.
-void RegisterRoutes(http::Router& router, App& app);
 
 // CheckContract compares the request schemas with the catalog: every model a generation schema
 // accepts must be in the catalog and serve that endpoint. Returns one line per problem (empty

@@ -13,21 +13,18 @@
 //   fetches twice). Clients cannot send references: the request schemas accept only https:,
 //   genhost:// and data: media strings. Every node that runs API or workers must see the same
 //   data folder (as for the local output store).
-// - InputSweeper: removes task input folders older than a maximum age (their tasks are long
-//   finished), on a thread of its own.
+// InputArea::SweepOlderThan removes task input folders older than a maximum age (their tasks are
+// long finished); the runtime's schedule runs it (tasks/runtime.hpp).
 //
 // Thread-safety: InputArea is immutable and may be shared; its file operations block (call
 // them from a pool or worker thread).
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 
 namespace genhost::assets {
 
@@ -83,27 +80,6 @@ class InputArea {
 
   private:
     std::string root_;
-};
-
-// InputSweeper calls area.SweepOlderThan(max_age) every `interval` until destroyed.
-class InputSweeper {
-  public:
-    InputSweeper(const InputArea& area, std::chrono::seconds max_age,
-                 std::chrono::seconds interval);
-    ~InputSweeper();
-    InputSweeper(const InputSweeper&) = delete;
-    InputSweeper& operator=(const InputSweeper&) = delete;
-
-  private:
-    void Main();
-
-    const InputArea& area_;
-    std::chrono::seconds max_age_;
-    std::chrono::seconds interval_;
-    std::mutex mu_;
-    std::condition_variable cv_;
-    bool stop_ = false;
-    std::thread thread_;
 };
 
 }  // namespace genhost::assets

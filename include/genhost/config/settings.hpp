@@ -59,6 +59,7 @@ struct Settings {
     double shutdown_delay_seconds = 5;
     double output_url_ttl_seconds = 24 * 3600;
     double lease_seconds = 30;
+    double job_lease_seconds = 120;  // the `jobs` lane's lease (avatars, documents, voices)
     int max_attempts = 3;
     double latency_scale = 0;  // 0: as fast as possible; 1: the catalog's typical latency
     std::string tiers_file;    // replaces the embedded schemas/tiers.json

@@ -31,11 +31,14 @@
 #include <utility>
 #include <vector>
 
+namespace genhost::net {
+struct HttpUrl;
+}  // namespace genhost::net
+
 namespace genhost::providers {
 
 namespace detail {
 class OutboundHttp;
-struct Url;
 }  // namespace detail
 
 // HttpProviderOptions configure one provider (docs/configuration.md, "Providers").
@@ -79,7 +82,7 @@ class HttpProvider final : public Provider {
     HttpProviderOptions options_;
     const catalog::Catalog& catalog_;
     InputUrlFn input_url_;
-    std::unique_ptr<detail::Url> base_;
+    std::unique_ptr<net::HttpUrl> base_;
     std::unique_ptr<detail::OutboundHttp> http_;
 };
 

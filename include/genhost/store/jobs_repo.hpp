@@ -59,11 +59,11 @@ class JobRepo {
     std::optional<JobClaim> ClaimSync(const std::string& owner,
                                       const std::vector<std::string>& kinds, double lease_seconds);
 
-    // HeartbeatSync renews the leases `owner` holds on jobs of `kinds` and returns those jobs.
-    // Only the kinds of the caller's engine: the engines of one node share the owner's name, each
-    // with its own lease (a realtime session's 15 s must not become an avatar job's 120 s).
-    std::vector<JobClaim> HeartbeatSync(const std::string& owner,
-                                        const std::vector<std::string>& kinds,
+    // HeartbeatSync renews the leases of `runs` (by kind, subject and revision) that `owner`
+    // still holds and returns those runs. Only the caller's own runs: the lanes of one node share
+    // the owner's name, each with its own lease (a realtime session's 15 s must not become an
+    // avatar job's 120 s), and a lane renews nothing it does not run.
+    std::vector<JobClaim> HeartbeatSync(const std::string& owner, const std::vector<JobClaim>& runs,
                                         double lease_seconds);
 
     // CompleteSync ends the run: the job is done, its row goes. RetrySync puts it back, due in
@@ -77,10 +77,10 @@ class JobRepo {
     // DeferSync puts it back, due in `delay_seconds`, without counting the run.
     bool DeferSync(const JobClaim& claim, const std::string& owner, double delay_seconds);
 
-    // ReleaseOwnedSync puts the jobs of `kinds` that `owner` runs back to PENDING, without
-    // counting the run (an engine stopping: never another engine's jobs, which still run);
-    // returns how many.
-    int ReleaseOwnedSync(const std::string& owner, const std::vector<std::string>& kinds);
+    // ReleaseSync puts `runs` that `owner` still holds (same kind, subject and revision) back to
+    // PENDING, due now, without counting the run: a lane stopping releases only the runs it
+    // stopped, never another lane's, which still run. Returns how many.
+    int ReleaseSync(const std::string& owner, const std::vector<JobClaim>& runs);
 
     // CountByKindSync returns how many jobs of each kind the table holds, whatever their status
     // (the table holds only work not yet done, so it stays small).

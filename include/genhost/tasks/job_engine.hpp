@@ -9,7 +9,10 @@
 //   and run each kind's handler. They sleep until Kick (a local write, or a `genhost_jobs`
 //   notification from any node) or the poll interval. One runner starts with the engine; a claim
 //   that leaves none free starts another, up to `runners` (the threads stay until Stop).
-// - A heartbeat renews the leases every lease/3 and tells a run whose job was taken from it
+// - A heartbeat renews the leases of this engine's runs (each by kind, subject and revision: never
+//   another engine's, though they share the owner's name) every lease/3, on a thread of its own
+//   or driven by the Runtime's one heartbeat thread (`own_heartbeat`), and tells a run whose job
+//   was taken from it
 //   (re-queued at a newer revision, or taken over after this node stalled) through `lease_lost`,
 //   by the same rule as for tasks (leased_runs.hpp).
 // - A handler's answer ends the run: done (the row goes), retry (due again after a backoff that
@@ -20,7 +23,7 @@
 // - An exception from a handler counts as a retry with its message; a lost database leaves the
 //   job to its lease.
 // - Stop stops claiming, lets running jobs finish for `grace`, tells the rest `lease_lost`, and
-//   puts the jobs it still holds back in the queue without counting the run.
+//   puts those runs (only the ones it stopped) back in the queue without counting the run.
 #pragma once
 
 #include "genhost/core/deadline.hpp"
@@ -71,6 +74,7 @@ struct JobEngineOptions {
     int max_attempts = 5;                        // runs of one revision before it fails for good
     std::chrono::milliseconds poll{2000};        // how often due jobs are looked for unkicked
     std::chrono::milliseconds retry_base{1000};  // the first retry's delay, doubled each time
+    bool own_heartbeat = true;  // false: the caller calls Heartbeat every lease/3 (Runtime)
 };
 
 class JobEngine {
@@ -86,6 +90,14 @@ class JobEngine {
     void Stop(std::chrono::milliseconds grace = std::chrono::seconds(10));
     // The same, letting running jobs finish until `deadline` (which another thread may cut).
     void Stop(const core::Deadline& deadline);
+
+    // StopClaiming makes the runners take no new job (the first step of Stop, for a runtime
+    // that stops several engines against one deadline).
+    void StopClaiming();
+
+    // Heartbeat renews the leases of the runs in flight now (see above); with own_heartbeat
+    // the engine's thread calls it.
+    void Heartbeat();
 
     // RunAvailable claims and runs due jobs on the calling thread until none is left; returns
     // how many runs it ended (tests and commands; Start need not be called).
@@ -111,7 +123,6 @@ class JobEngine {
     void Unclaimed();
     void RunnerMain();
     void HeartbeatMain();
-    void Heartbeat();
 
     JobEngineOptions options_;
     store::JobRepo& repo_;
@@ -122,9 +133,10 @@ class JobEngine {
     std::uint64_t kicks_ = 0;
     bool stop_claiming_ = false;
     bool stop_ = false;
-    int busy_ = 0;                         // runs between claim and end
-    std::vector<std::string> kind_names_;  // the keys of kinds_, which the runners claim
-    LeasedRuns runs_;                      // the jobs running here, by "kind/subject"
+    int busy_ = 0;                                   // runs between claim and end
+    std::vector<std::string> kind_names_;            // the keys of kinds_, which the runners claim
+    LeasedRuns runs_;                                // the jobs running here, by "kind/subject"
+    std::map<std::string, store::JobClaim> claims_;  // the same runs' claims, by the same key
     Counts counts_;
     std::vector<std::thread> threads_;
 };

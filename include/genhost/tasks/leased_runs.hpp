@@ -40,11 +40,13 @@ class LeasedRuns {
     void Lose(const std::string& key);
     void LoseAll();
 
-    // Heartbeat takes the runs running now; when there are any, it calls `renew` (the statement,
-    // answering the keys still held) and marks lost those of them that are missing from its
-    // answer and not finishing, calling `on_lost` for each. Throws what `renew` throws.
-    void Heartbeat(const std::function<std::vector<std::string>()>& renew,
-                   const std::function<void(const std::string& key)>& on_lost);
+    // Heartbeat takes the runs running now; when there are any, it calls `renew` with their keys
+    // (the statement, renewing those runs and answering the keys still held) and marks lost those
+    // of them that are missing from its answer and not finishing, calling `on_lost` for each.
+    // Throws what `renew` throws.
+    void Heartbeat(
+        const std::function<std::vector<std::string>(const std::vector<std::string>& keys)>& renew,
+        const std::function<void(const std::string& key)>& on_lost);
 
   private:
     mutable std::mutex mu_;

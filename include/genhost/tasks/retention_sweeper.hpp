@@ -6,12 +6,11 @@
 // after DELETE. Outputs go first and the row after, so a process that dies between the two
 // leaves a row whose outputs the next sweep deletes again (deleting is idempotent); several
 // nodes sweeping at once do the same harmless work twice. A zero retention keeps tasks forever.
-// Every node runs one (docs/outputs.md).
+// Every node runs it on its runtime's schedule (docs/outputs.md, tasks/runtime.hpp).
 #pragma once
 
 #include "genhost/outputs/output_store.hpp"
 #include "genhost/store/tasks_repo.hpp"
-#include "genhost/tasks/periodic.hpp"
 
 #include <chrono>
 
@@ -28,9 +27,8 @@ class RetentionSweeper {
     RetentionSweeper(RetentionOptions options, store::TaskRepo& repo,
                      outputs::OutputStore& outputs);
 
-    // Start launches the thread (it sweeps at once, then every interval), unless retention is 0.
-    void Start();
-    void Stop();
+    // Enabled: retention is not 0 (a zero retention keeps tasks forever: nothing to schedule).
+    bool Enabled() const { return options_.retention.count() > 0; }
 
     // SweepOnce deletes every retired task and its outputs now; returns how many tasks it
     // deleted. Throws what the repository throws.
@@ -40,7 +38,6 @@ class RetentionSweeper {
     RetentionOptions options_;
     store::TaskRepo& repo_;
     outputs::OutputStore& outputs_;
-    Periodic periodic_;
 };
 
 }  // namespace genhost::tasks

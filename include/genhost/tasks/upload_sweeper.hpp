@@ -5,12 +5,11 @@
 // nodes sweeping at once each take different rows) and then their files. Every
 // `orphan_scan_interval` it also removes files of the upload folder that are older than
 // `orphan_min_age` and have no row any more (left behind when a process died between deleting a
-// row and its file). Every node runs one; it has its own thread.
+// row and its file). Every node runs it on its runtime's schedule (tasks/runtime.hpp).
 #pragma once
 
 #include "genhost/outputs/upload_folder.hpp"
 #include "genhost/store/uploads_repo.hpp"
-#include "genhost/tasks/periodic.hpp"
 
 #include <chrono>
 
@@ -27,15 +26,14 @@ class UploadSweeper {
   public:
     UploadSweeper(UploadSweeperOptions options, store::UploadRepo& repo,
                   const outputs::UploadFolder& folder);
-    ~UploadSweeper();
     UploadSweeper(const UploadSweeper&) = delete;
     UploadSweeper& operator=(const UploadSweeper&) = delete;
 
-    // Start launches the thread (it sweeps at once, then every interval).
-    void Start();
+    // Run is one scheduled run: SweepOnce, and RemoveOrphansOnce when its interval has passed
+    // (at the first run, then every orphan_scan_interval). Throws what the repository throws.
+    void Run();
 
-    // Stop ends the thread; safe to call twice.
-    void Stop();
+    const UploadSweeperOptions& options() const { return options_; }
 
     // SweepOnce deletes every expired upload and its files now; returns how many it deleted.
     // Throws what the repository throws.
@@ -45,13 +43,10 @@ class UploadSweeper {
     int RemoveOrphansOnce();
 
   private:
-    void Run();
-
     UploadSweeperOptions options_;
     store::UploadRepo& repo_;
     const outputs::UploadFolder& folder_;
     std::chrono::steady_clock::time_point next_orphan_scan_{};
-    Periodic periodic_;
 };
 
 }  // namespace genhost::tasks
