@@ -1,5 +1,7 @@
 #include "genhost/assets/fetcher.hpp"
 
+#include "genhost/net/tls.hpp"
+
 #include "genhost/assets/address_policy.hpp"
 #include "genhost/assets/content_types.hpp"
 #include "genhost/assets/url.hpp"
@@ -71,10 +73,7 @@ asio::awaitable<void> Download(ssl::context& tls, Job job) {
     const auto executor = co_await asio::this_coro::executor;
     beast::ssl_stream<beast::tcp_stream> stream(executor, tls);
     // SNI, and the certificate must name the host (OpenSSL checks it during the handshake).
-    if (SSL_set_tlsext_host_name(stream.native_handle(), job.url.host.c_str()) != 1 ||
-        SSL_set1_host(stream.native_handle(), job.url.host.c_str()) != 1) {
-        throw std::runtime_error("cannot set the TLS host name");
-    }
+    net::VerifyHost(stream.native_handle(), job.url.host);
     auto& socket = beast::get_lowest_layer(stream);
     socket.expires_at(job.deadline);
     boost::system::error_code ec;
@@ -188,7 +187,7 @@ asio::awaitable<void> Download(ssl::context& tls, Job job) {
 }  // namespace
 
 struct Fetcher::Impl {
-    ssl::context tls{ssl::context::tls_client};
+    std::unique_ptr<ssl::context> tls;
 };
 
 std::map<std::string, TestEndpoint> ParseTestHosts(std::string_view spec) {
@@ -236,19 +235,7 @@ Fetcher::Fetcher(FetcherOptions options)
         options_.user_agent =
             std::string("genhost/") + genhost::Version() + " API/2024-11-06 (asset fetcher)";
     }
-    ssl::context& tls = impl_->tls;
-    SSL_CTX_set_min_proto_version(tls.native_handle(), TLS1_2_VERSION);
-    tls.set_options(ssl::context::default_workarounds | ssl::context::no_compression);
-    tls.set_verify_mode(ssl::verify_peer);
-    if (options_.system_cas) tls.set_default_verify_paths();
-    if (!options_.test_ca_file.empty()) {
-        boost::system::error_code ec;
-        tls.load_verify_file(options_.test_ca_file, ec);
-        if (ec) {
-            throw std::runtime_error("cannot load the test CA " + options_.test_ca_file + ": " +
-                                     ec.message());
-        }
-    }
+    impl_->tls = net::ClientTlsContext({options_.system_cas, options_.test_ca_file});
 }
 
 Fetcher::~Fetcher() = default;
@@ -295,8 +282,8 @@ Result<FetchedAsset> Fetcher::Fetch(std::string_view url, MediaKind kind, std::u
     std::exception_ptr error;
     asio::co_spawn(
         io,
-        Download(impl_->tls, Job{target, endpoints, kind, max_bytes, destination, deadline,
-                                 options_.timeout, options_.user_agent, outcome}),
+        Download(*impl_->tls, Job{target, endpoints, kind, max_bytes, destination, deadline,
+                                  options_.timeout, options_.user_agent, outcome}),
         [&error](std::exception_ptr e) { error = e; });
     io.run();
     if (error || !outcome) {

@@ -1,6 +1,7 @@
 #include "genhost/outputs/s3_store.hpp"
 
 #include "genhost/core/crypto.hpp"
+#include "genhost/net/tls.hpp"
 #include "genhost/net/url.hpp"
 #include "genhost/outputs/sigv4.hpp"
 
@@ -121,12 +122,6 @@ net::HttpUrl ParseEndpoint(const std::string& url) {
     return *parsed.url;
 }
 
-bool IsIpLiteral(const std::string& host) {
-    boost::system::error_code ec;
-    asio::ip::make_address(host, ec);
-    return !ec;
-}
-
 struct Outcome {
     unsigned status = 0;
     std::string body;
@@ -211,16 +206,7 @@ struct S3OutputStore::Impl {
         credentials = sigv4::Credentials{options.access_key_id, options.secret_access_key,
                                          options.region, "s3"};
         if (endpoint.tls) {
-            tls = std::make_unique<ssl::context>(ssl::context::tls_client);
-            tls->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
-                             ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
-                             ssl::context::no_tlsv1_1);
-            tls->set_verify_mode(ssl::verify_peer);
-            if (options.ca_file.empty()) {
-                tls->set_default_verify_paths();
-            } else {
-                tls->load_verify_file(options.ca_file);
-            }
+            tls = net::ClientTlsContext({options.ca_file.empty(), options.ca_file});
         }
     }
 
@@ -310,10 +296,7 @@ struct S3OutputStore::Impl {
             if (endpoint.tls) {
                 conn.tls = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(ex, *tls);
                 auto& stream = *conn.tls;
-                if (!IsIpLiteral(connect_host)) {
-                    SSL_set_tlsext_host_name(stream.native_handle(), connect_host.c_str());
-                }
-                stream.set_verify_callback(ssl::host_name_verification(connect_host));
+                net::VerifyHost(stream.native_handle(), connect_host);
                 auto& lowest = beast::get_lowest_layer(stream);
                 lowest.expires_after(options.timeout);
                 co_await lowest.async_connect(results, asio::use_awaitable);

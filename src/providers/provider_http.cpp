@@ -1,5 +1,7 @@
 #include "provider_http.hpp"
 
+#include "genhost/net/tls.hpp"
+
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
@@ -27,25 +29,12 @@ constexpr std::uint32_t kHeaderLimit = 16 * 1024;
 }  // namespace
 
 struct OutboundHttp::Impl {
-    mutable ssl::context tls{ssl::context::tls_client};
+    std::unique_ptr<ssl::context> tls;
 };
 
 OutboundHttp::OutboundHttp(const std::string& ca_file) : impl_(std::make_unique<Impl>()) {
-    impl_->tls.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
-                           ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
-                           ssl::context::no_tlsv1_1);
-    impl_->tls.set_verify_mode(ssl::verify_peer);
-    try {
-        if (ca_file.empty()) {
-            impl_->tls.set_default_verify_paths();
-        } else {
-            impl_->tls.load_verify_file(ca_file);
-        }
-    } catch (const boost::system::system_error& e) {
-        throw std::runtime_error("cannot load the trusted certificates " +
-                                 (ca_file.empty() ? std::string("of the system") : ca_file) + ": " +
-                                 e.what());
-    }
+    // The providers file's ca_file replaces the system's store.
+    impl_->tls = net::ClientTlsContext({ca_file.empty(), ca_file});
 }
 
 OutboundHttp::~OutboundHttp() = default;
@@ -82,11 +71,7 @@ asio::awaitable<void> Fetch(ssl::context& tls, const Url& url, const Request& re
         auto& tcp = beast::get_lowest_layer(stream);
         tcp.expires_at(deadline);
         co_await tcp.async_connect(endpoints, asio::use_awaitable);
-        // Server name indication for host names, never for IP literals.
-        boost::system::error_code not_an_address;
-        asio::ip::make_address(url.host, not_an_address);
-        if (not_an_address) SSL_set_tlsext_host_name(stream.native_handle(), url.host.c_str());
-        stream.set_verify_callback(ssl::host_name_verification(url.host));
+        net::VerifyHost(stream.native_handle(), url.host);
         co_await stream.async_handshake(ssl::stream_base::client, asio::use_awaitable);
         co_await Exchange(stream, req, parser, header_first, on_2xx);
         // No TLS shutdown: the response is complete and a peer may never answer close_notify.
@@ -164,7 +149,7 @@ Response OutboundHttp::Request(const std::string& method, const Url& url, const 
     parser.body_limit(max_body);
     asio::io_context ioc;
     const auto deadline = Clock::now() + timeout;
-    Drive(ioc, Fetch(impl_->tls, url, req, parser, deadline, false, {}), deadline, cancelled,
+    Drive(ioc, Fetch(*impl_->tls, url, req, parser, deadline, false, {}), deadline, cancelled,
           nullptr);
     Response out;
     out.status = static_cast<int>(parser.get().result_int());
@@ -189,7 +174,7 @@ Response OutboundHttp::Download(const Url& url, const Headers& headers, const st
     };
     asio::io_context ioc;
     const auto deadline = Clock::now() + timeout;
-    Drive(ioc, Fetch(impl_->tls, url, req, parser, deadline, true, std::move(open)), deadline,
+    Drive(ioc, Fetch(*impl_->tls, url, req, parser, deadline, true, std::move(open)), deadline,
           cancelled, too_large);
     Response out;
     out.status = static_cast<int>(parser.get().result_int());

@@ -25,6 +25,7 @@
 
 #include "genhost/core/ids.hpp"
 #include "genhost/core/utf8.hpp"
+#include "genhost/net/tls.hpp"
 #include "genhost/net/url.hpp"
 #include "genhost/realtime/engine.hpp"
 
@@ -581,11 +582,7 @@ asio::awaitable<void> Fetch(ssl::context* tls, const Url& url, const Request& re
         tcp.expires_at(deadline);
         co_await tcp.async_connect(endpoints, asio::use_awaitable);
         exchange.phase = Exchange::Phase::kHandshake;
-        // Server name indication for host names, never for IP literals.
-        boost::system::error_code not_an_address;
-        asio::ip::make_address(url.host, not_an_address);
-        if (not_an_address) SSL_set_tlsext_host_name(stream.native_handle(), url.host.c_str());
-        stream.set_verify_callback(ssl::host_name_verification(url.host));
+        net::VerifyHost(stream.native_handle(), url.host);
         co_await stream.async_handshake(ssl::stream_base::client, asio::use_awaitable);
         co_await Talk(stream, req, exchange);
         // No TLS shutdown: the response is complete (or abandoned) and a peer may never answer
@@ -672,15 +669,9 @@ class ChatCompletionsEngine final : public Engine {
         std::lock_guard lock(tls_mutex_);
         if (!tls_) {
             try {
-                auto tls = std::make_unique<ssl::context>(ssl::context::tls_client);
-                tls->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
-                                 ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
-                                 ssl::context::no_tlsv1_1);
-                tls->set_verify_mode(ssl::verify_peer);
-                tls->set_default_verify_paths();
-                tls_ = std::move(tls);
+                tls_ = net::ClientTlsContext({});
             } catch (const std::exception& e) {
-                *error = std::string("cannot load the system's trusted certificates: ") + e.what();
+                *error = e.what();
                 return nullptr;
             }
         }
