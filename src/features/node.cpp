@@ -215,12 +215,25 @@ Node::~Node() {
     if (server_) server_->Shutdown(std::chrono::milliseconds(0));
     if (runtime_) runtime_->Stop(core::Deadline(std::chrono::milliseconds(0)));
     if (listener_) listener_->Stop();
+    RunStopSteps();  // a part may keep the blocking pool busy until its step (the decision log)
     if (metrics_server_) metrics_server_->Shutdown(std::chrono::milliseconds(0));
     if (blocking_) blocking_->join();
     // The features' parts, newest first: each may use those built before it.
     while (!owned_.empty()) owned_.pop_back();
     kept_.clear();
     if (db_) db_->Stop();
+}
+
+void Node::RunStopSteps() {
+    if (stopped_) return;
+    stopped_ = true;
+    for (auto step = at_stop_.rbegin(); step != at_stop_.rend(); ++step) {
+        try {
+            (*step)();
+        } catch (const std::exception& e) {
+            spdlog::warn("a step at stop failed: {}", e.what());
+        }
+    }
 }
 
 std::string Node::SharedSecret(const std::string& name) {
@@ -328,7 +341,7 @@ void Node::Drain(int sig, const sigset_t& signals) {
     if (server_) server_->Shutdown(drain);
     runtime_->Stop(drain);  // live realtime sessions end; see docs/realtime.md
     listener_->Stop();
-    for (auto step = at_stop_.rbegin(); step != at_stop_.rend(); ++step) (*step)();
+    RunStopSteps();
     // Last: the drain's progress stays visible to scrapes until the end.
     if (metrics_server_) metrics_server_->Shutdown(std::chrono::milliseconds(1000));
     blocking_->join();

@@ -137,6 +137,8 @@ class Node {
     void Drain(int signal, const sigset_t& signals);
 
   private:
+    void RunStopSteps();
+
     config::Settings settings_;
     std::string public_url_;
     std::string owner_;
@@ -166,6 +168,7 @@ class Node {
     std::vector<store::Listener::Subscription> channels_;
     std::vector<std::function<std::vector<http::Sample>()>> gauges_;
     std::vector<std::function<void()>> at_stop_;
+    bool stopped_ = false;  // the AtStop steps ran (Drain, or the destructor after a failed start)
 };
 
 // LoadCatalog loads the model catalog with the settings' tiers file and model routes (throws
