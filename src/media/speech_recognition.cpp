@@ -143,9 +143,20 @@ std::string CleanHypothesis(const char* hyp) {
 struct SpeechModel::Pool {
     SpeechModelFiles files;
     std::size_t max_idle = 0;
-    CmnState pristine_cmn;  // what every new decoder starts with (the model's -cmninit)
     mutable std::mutex mu;
     std::vector<Decoder> idle;
+
+    // Pristine answers what every new decoder starts with (the model's -cmninit), read from the
+    // first decoder, which is made on first use: about 90 MB that a node which never recognises
+    // speech does not hold.
+    const CmnState& Pristine() {
+        std::call_once(pristine_once, [this] {
+            Decoder first = MakeDecoder(files);
+            pristine_cmn = SaveCmn(first.get());
+            Return(std::move(first));
+        });
+        return pristine_cmn;
+    }
 
     Decoder Lease() {
         {
@@ -168,6 +179,10 @@ struct SpeechModel::Pool {
         lock.unlock();
         d.reset();
     }
+
+  private:
+    std::once_flag pristine_once;
+    CmnState pristine_cmn;
 };
 
 SpeechModel::SpeechModel(SpeechModelFiles files, int max_idle_decoders)
@@ -176,9 +191,7 @@ SpeechModel::SpeechModel(SpeechModelFiles files, int max_idle_decoders)
     CheckFiles(files);
     pool_->files = std::move(files);
     pool_->max_idle = static_cast<std::size_t>(max_idle_decoders);
-    Decoder first = MakeDecoder(pool_->files);
-    pool_->pristine_cmn = SaveCmn(first.get());
-    pool_->Return(std::move(first));
+    // No decoder yet: the first is made when a recognizer or Prewarm first needs one.
 }
 
 SpeechModel::~SpeechModel() = default;
@@ -186,6 +199,7 @@ SpeechModel::~SpeechModel() = default;
 void SpeechModel::Prewarm(int count) {
     const std::size_t want =
         std::min(static_cast<std::size_t>(std::max(count, 0)), pool_->max_idle);
+    if (want > 0) pool_->Pristine();
     for (;;) {
         {
             std::lock_guard lock(pool_->mu);
@@ -239,7 +253,7 @@ SpeechRecognizer::SpeechRecognizer(std::shared_ptr<SpeechModel> model)
     : impl_(std::make_unique<Impl>()) {
     if (model == nullptr) throw std::invalid_argument("SpeechRecognizer needs a model");
     impl_->pool = model->pool_;
-    impl_->cmn = impl_->pool->pristine_cmn;
+    impl_->cmn = impl_->pool->Pristine();
     impl_->pending.reserve(kBlockSamples);
 }
 

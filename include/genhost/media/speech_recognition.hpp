@@ -148,8 +148,9 @@ struct SpeechModelFiles {
 //
 // A leased decoder is reset for each utterance (ps_start_stream resets the noise estimate,
 // the recognizer's own cepstral mean is restored), so text does not depend on which decoder
-// ran it. Construction checks the files and makes the first decoder (so a broken model fails
-// here, not in a session); it throws MediaError.
+// ran it. Construction checks the files (so a missing model fails here, not in a session; it
+// throws MediaError); the first decoder, about 90 MB, is made when first needed, so a node that
+// never recognises speech does not hold it.
 class SpeechModel {
   public:
     explicit SpeechModel(SpeechModelFiles files = {}, int max_idle_decoders = 2);
