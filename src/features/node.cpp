@@ -277,9 +277,15 @@ void Node::Start() {
     } catch (const std::runtime_error& e) {
         throw StartError(2, e.what());
     }
-    // The runtime first: a kick from the listener or a request must find its lanes running.
+    try {
+        // A declared channel nobody subscribes to, or an unknown one, stops the start.
+        listener_ = std::make_unique<store::Listener>(settings_.database_url, channels_);
+    } catch (const std::invalid_argument& e) {
+        throw StartError(2, e.what());
+    }
+    // The runtime before the listener and the servers: a kick from either must find its lanes
+    // running.
     runtime_->Start();
-    listener_ = std::make_unique<store::Listener>(settings_.database_url, channels_);
     listener_->Start();
     const config::Settings& s = settings_;
     if (metrics_server_) {

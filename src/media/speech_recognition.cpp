@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -221,8 +222,8 @@ const SpeechModelFiles& SpeechModel::files() const { return pool_->files; }
 
 struct SpeechRecognizer::Impl {
     std::shared_ptr<SpeechModel::Pool> pool;
-    CmnState cmn;
-    Decoder decoder;  // leased for the open utterance
+    std::optional<CmnState> cmn;  // from the model's first decoder at the first utterance
+    Decoder decoder;              // leased for the open utterance
     bool open = false;
     std::vector<std::int16_t> pending;  // less than one block
     std::size_t samples = 0;            // decoded in this utterance
@@ -253,7 +254,8 @@ SpeechRecognizer::SpeechRecognizer(std::shared_ptr<SpeechModel> model)
     : impl_(std::make_unique<Impl>()) {
     if (model == nullptr) throw std::invalid_argument("SpeechRecognizer needs a model");
     impl_->pool = model->pool_;
-    impl_->cmn = impl_->pool->Pristine();
+    // The cepstral mean starts as the model's at the first utterance: a session's set-up never
+    // waits for the model's first decoder (made on first use).
     impl_->pending.reserve(kBlockSamples);
 }
 
@@ -270,8 +272,9 @@ bool SpeechRecognizer::in_utterance() const { return impl_->open; }
 void SpeechRecognizer::StartUtterance() {
     Impl& m = *impl_;
     AbortUtterance();
+    if (!m.cmn) m.cmn = m.pool->Pristine();
     m.decoder = m.pool->Lease();
-    RestoreCmn(m.decoder.get(), m.cmn);
+    RestoreCmn(m.decoder.get(), *m.cmn);
     if (ps_start_stream(m.decoder.get()) < 0 || ps_start_utt(m.decoder.get()) < 0) {
         m.Fail("pocketsphinx could not start an utterance");
     }
