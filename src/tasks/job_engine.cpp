@@ -38,7 +38,8 @@ void JobEngine::Start() {
     // One runner to begin with; each claim that leaves no runner free starts another, up to
     // options_.runners (Claimed), so an idle engine holds two threads, not runners + 1.
     std::lock_guard lock(mu_);
-    threads_.emplace_back([this] { HeartbeatMain(); });
+    // Without its own heartbeat (a Runtime drives Heartbeat), no thread is started for it.
+    if (options_.own_heartbeat) threads_.emplace_back([this] { HeartbeatMain(); });
     threads_.emplace_back([this] { RunnerMain(); });
 }
 
@@ -53,8 +54,9 @@ void JobEngine::StopClaiming() {
 void JobEngine::Claimed() {
     std::lock_guard lock(mu_);
     ++busy_;
-    // threads_: the heartbeat and the runners, once started (RunAvailable runs without them).
-    const int runners = static_cast<int>(threads_.size()) - 1;
+    // threads_: the runners and the heartbeat (when its own), once started (RunAvailable runs
+    // without them).
+    const int runners = static_cast<int>(threads_.size()) - (options_.own_heartbeat ? 1 : 0);
     if (threads_.empty() || stop_claiming_ || busy_ < runners ||
         runners >= std::max(options_.runners, 1)) {
         return;
@@ -240,7 +242,6 @@ void JobEngine::Heartbeat() {
 }
 
 void JobEngine::HeartbeatMain() {
-    if (!options_.own_heartbeat) return;
     const auto interval =
         std::chrono::milliseconds(static_cast<long>(options_.lease_seconds * 1000 / 3));
     for (;;) {

@@ -160,8 +160,6 @@ class RealtimeRunner {
                    std::function<int(int tier)> limit_of, SessionTurns turns);
 
     JobKind Kind();
-    // set_media_url sets options.media_url (before the engine starts: once the port is bound).
-    void set_media_url(std::string url) { options_.media_url = std::move(url); }
 
     // RunSync runs one claimed job (the Kind's `run`).
     JobResult RunSync(const store::JobClaim& job, const std::atomic<bool>& lease_lost);

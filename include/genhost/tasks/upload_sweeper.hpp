@@ -33,8 +33,6 @@ class UploadSweeper {
     // (at the first run, then every orphan_scan_interval). Throws what the repository throws.
     void Run();
 
-    const UploadSweeperOptions& options() const { return options_; }
-
     // SweepOnce deletes every expired upload and its files now; returns how many it deleted.
     // Throws what the repository throws.
     int SweepOnce();
